@@ -1,0 +1,58 @@
+# gmeter — every entry point a maintainer, submitter or CI needs.
+# `make site` and `make test` set themselves up on a fresh machine (python3 >= 3.11 + make).
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+GMETER := $(BIN)/gmeter
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: help install site test test-all lint bench browser clean check-submission publish
+
+help:  ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "gmeter needs Python >= 3.11 (found $$($(PYTHON) --version))"; exit 1; }
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install gmeter with its test extras
+
+site: install  ## validate, ingest, score and build public/ from submissions/
+	$(GMETER) validate submissions
+	$(GMETER) ingest submissions
+	$(GMETER) score
+	$(GMETER) build --out public
+
+test: install browser  ## the default test suite (no slow tests)
+	$(BIN)/python -m pytest
+
+test-all: install browser  ## every test, slow statistical ones included
+	$(BIN)/python -m pytest -m ''
+
+lint: install  ## ruff + mypy
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+bench: install  ## speed benchmarks; writes bench/results.json and bench/RESULTS.md
+	$(BIN)/python -m bench
+
+check-submission: install  ## what CI runs on a pull request (BASE=origin/main)
+	$(GMETER) check --base $${BASE:-origin/main} --report $${REPORT:-check-report.md}
+
+publish: site  ## what CI runs on main: the site, ready for GitHub Pages
+
+browser:  # best effort: headless Chromium for the browser tests (they skip without it)
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
+	    || echo "could not install chromium: browser tests will be skipped"; \
+	  else echo "chromium not found and not root: browser tests will be skipped"; fi; }
+
+clean:  ## remove the venv, the store and the built site
+	rm -rf $(VENV) .gmeter public/index.html public/*/ .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The ``gmeter`` command line: a thin typer skin over :mod:`pipeline` use cases."""

@@ -1,0 +1,447 @@
+"""The contract between the generic pipeline and one track (gindex, generality, aiq, similarity).
+
+The generic code (bundles, validate, ingest, score, build) knows nothing of any paper. A track
+module ``pipeline/tracks/<name>.py`` exposes one module-level :class:`TrackSpec` called ``TRACK``
+that says how to check a benchmark and a bundle of that track and how to score them.
+
+Everything a track sees is already in memory (:class:`FileSet`): tracks never open files, never
+touch the store and never execute anything from a bundle. Scoring is a pure function of the
+benchmark, its bundles and a :class:`ScoreContext` (seed, executor, options), so ``gmeter score``
+and ``gmeter check`` give byte-identical numbers on the same inputs.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline.errors import Problem
+
+
+@dataclass(frozen=True)
+class FileSet:
+    """The files of a benchmark folder or a bundle, read into memory.
+
+    Attributes
+    ----------
+    label : str
+        Where the files came from, as shown in messages (``submissions/ale-ranks/deepmind``).
+    files : Mapping[str, bytes]
+        Relative POSIX path → content. Nested bundles are not included in a benchmark's set.
+    """
+
+    label: str
+    files: Mapping[str, bytes]
+
+    def where(self, path: str) -> str:
+        """The display path of ``path`` (label + relative path)."""
+        return f"{self.label}/{path}" if self.label else path
+
+    def has(self, path: str) -> bool:
+        """Whether ``path`` is in the set."""
+        return path in self.files
+
+    def under(self, prefix: str) -> list[str]:
+        """Sorted paths below the folder ``prefix`` (no trailing slash needed)."""
+        pre = prefix.rstrip("/") + "/"
+        return sorted(p for p in self.files if p.startswith(pre))
+
+    def text(self, path: str) -> str:
+        """The file decoded as UTF-8 (validation has already rejected other encodings)."""
+        return self.files[path].decode("utf-8")
+
+    def json(self, path: str) -> Any:
+        """The file parsed as JSON (validation has already rejected JSON that does not parse)."""
+        return json.loads(self.text(path))
+
+    def csv_rows(self, path: str) -> list[dict[str, str]]:
+        """The rows of a CSV file with a header line, as dicts of strings."""
+        return list(csv.DictReader(io.StringIO(self.text(path), newline="")))
+
+
+@dataclass(frozen=True)
+class BenchmarkInput:
+    """A benchmark as the tracks see it.
+
+    Attributes
+    ----------
+    id, track, version : str
+        From ``benchmark.toml``.
+    manifest : Mapping[str, Any]
+        The whole parsed ``benchmark.toml``.
+    settings : Mapping[str, Any]
+        The track section (``[gindex]`` etc.) after validation by the track's settings model,
+        defaults filled in.
+    files : FileSet
+        ``benchmark.toml`` and everything under the benchmark folder that is not a bundle
+        (``reference/...``).
+    content_hash : str
+        SHA-256 over ``files`` (see :func:`pipeline.bundles.content_hash`).
+    """
+
+    id: str
+    track: str
+    version: str
+    manifest: Mapping[str, Any]
+    settings: Mapping[str, Any]
+    files: FileSet
+    content_hash: str = ""
+
+
+@dataclass(frozen=True)
+class BundleInput:
+    """One submission bundle as the tracks see it.
+
+    Attributes
+    ----------
+    id : str
+        The bundle's folder name, unique within its benchmark.
+    benchmark : str
+        The benchmark id.
+    manifest : Mapping[str, Any]
+        The whole parsed ``submission.toml``.
+    settings : Mapping[str, Any]
+        Its track section (``[gindex]`` …) after validation, defaults filled in.
+    files : FileSet
+        Every file of the bundle, ``submission.toml`` included.
+    content_hash : str
+        SHA-256 over ``files``.
+    """
+
+    id: str
+    benchmark: str
+    manifest: Mapping[str, Any]
+    settings: Mapping[str, Any]
+    files: FileSet
+    content_hash: str = ""
+
+    @property
+    def system(self) -> str:
+        """The system's display name from ``[system].name``."""
+        return str(self.manifest.get("system", {}).get("name", self.id))
+
+
+@dataclass(frozen=True)
+class ScoreRow:
+    """One number for one agent of one bundle.
+
+    ``agent`` is the system's name for single-system bundles; a generality response matrix
+    holds many agents. ``value`` may be ``inf`` (a step curve's generality) or ``nan``
+    (undefined, with ``details["why"]``); the store keeps both.
+    """
+
+    bundle: str
+    agent: str
+    metric: str
+    value: float
+    ci_low: float | None = None
+    ci_high: float | None = None
+    verified: bool = False
+    details: Mapping[str, Any] | None = None
+
+
+@dataclass
+class ScoreContext:
+    """What a scorer may use besides its inputs.
+
+    Attributes
+    ----------
+    seed : int
+        Root seed; derive per-item seeds from it (``numpy.random.SeedSequence``), never per worker.
+    executor : Any
+        A :class:`pipeline.executor.Executor` (``None`` means in-process).
+    options : dict
+        Overrides from the command line (e.g. ``{"convention": "paper"}``).
+    progress : Callable[[str, int, int], None] | None
+        ``progress(task, done, total)`` for long work.
+    """
+
+    seed: int = 20211
+    executor: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+    progress: Callable[[str, int, int], None] | None = None
+
+
+@dataclass
+class TrackResult:
+    """What a track's scorer returns for one benchmark.
+
+    Attributes
+    ----------
+    rows : list[ScoreRow]
+        Every metric of every agent of every bundle scored.
+    charts : dict[str, Any]
+        JSON-ready chart data keyed by chart name (read by :mod:`pipeline.charts`).
+    notes : list[str]
+        Human-readable remarks (conventions used, skipped bundles and why).
+    """
+
+    rows: list[ScoreRow] = field(default_factory=list)
+    charts: dict[str, Any] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TrackSpec:
+    """A track's entry in the registry.
+
+    Attributes
+    ----------
+    name : str
+        ``gindex``, ``generality``, ``aiq`` or ``similarity``.
+    title : str
+        Human name.
+    paper : str
+        The reference shown on the site.
+    primary_metric : str
+        The metric the leaderboard ranks by (see :mod:`pipeline.metrics.registry`).
+    secondary_metrics : tuple[str, ...]
+        Shown as extra columns.
+    benchmark_settings : type
+        Pydantic model of the ``[<track>]`` section of ``benchmark.toml``.
+    submission_settings : type
+        Pydantic model of the ``[<track>]`` section of ``submission.toml``.
+    validate_benchmark : Callable
+        ``(BenchmarkInput) -> list[Problem]``: checks of the benchmark's reference files.
+    validate_bundle : Callable
+        ``(BundleInput, BenchmarkInput) -> list[Problem]``: layout, columns, values.
+    score : Callable
+        ``(BenchmarkInput, Sequence[BundleInput], ScoreContext) -> TrackResult``.
+    populational : bool
+        True when one bundle changes everyone's scores (difficulty from the population).
+    """
+
+    name: str
+    title: str
+    paper: str
+    primary_metric: str
+    secondary_metrics: tuple[str, ...]
+    benchmark_settings: type
+    submission_settings: type
+    validate_benchmark: Callable[[BenchmarkInput], list[Problem]]
+    validate_bundle: Callable[[BundleInput, BenchmarkInput], list[Problem]]
+    score: Callable[[BenchmarkInput, Sequence[BundleInput], ScoreContext], TrackResult]
+    populational: bool = False
+
+
+# --------------------------------------------------------------------------- CSV checking
+@dataclass(frozen=True)
+class Column:
+    """One CSV column's rule.
+
+    ``kind`` is ``str``, ``int``, ``float`` (finite), ``float_or_inf``, ``bool`` (0/1/true/false)
+    or ``date`` (YYYY-MM-DD). ``low``/``high`` bound numbers inclusively; ``choices`` bounds
+    strings; ``required`` columns must be present, ``allow_empty`` lets a cell be blank.
+    """
+
+    name: str
+    kind: str = "str"
+    required: bool = True
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] | None = None
+    allow_empty: bool = False
+
+
+def _parse_cell(col: Column, raw: str) -> tuple[Any, str]:
+    """Parse one cell; return (value, error message or '')."""
+    s = raw.strip()
+    if s == "":
+        return (None, "" if col.allow_empty else "is empty")
+    if col.kind == "str":
+        if col.choices is not None and s not in col.choices:
+            return (None, f"is {s!r}, not one of {', '.join(col.choices)}")
+        return (s, "")
+    if col.kind == "int":
+        try:
+            v: Any = int(s)
+        except ValueError:
+            return (None, f"is {s!r}, not a whole number")
+    elif col.kind in ("float", "float_or_inf"):
+        try:
+            v = float(s)
+        except ValueError:
+            return (None, f"is {s!r}, not a number")
+        if math.isnan(v):
+            return (None, "is NaN")
+        if math.isinf(v) and col.kind == "float":
+            return (None, "is infinite")
+    elif col.kind == "bool":
+        low = s.lower()
+        if low not in ("0", "1", "true", "false"):
+            return (None, f"is {s!r}, not 0/1/true/false")
+        return (low in ("1", "true"), "")
+    elif col.kind == "date":
+        import datetime as _dt
+
+        try:
+            v = _dt.date.fromisoformat(s)
+        except ValueError:
+            return (None, f"is {s!r}, not a date YYYY-MM-DD")
+        return (v, "")
+    else:  # pragma: no cover - programming error
+        raise ValueError(col.kind)
+    if col.low is not None and v < col.low:
+        return (None, f"is {v}, below the minimum {col.low}")
+    if col.high is not None and v > col.high:
+        return (None, f"is {v}, above the maximum {col.high}")
+    return (v, "")
+
+
+def check_csv(
+    fs: FileSet,
+    path: str,
+    columns: Sequence[Column],
+    *,
+    unique: Sequence[str] = (),
+    allow_extra: bool = False,
+    max_problems: int = 20,
+) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """Check a CSV file against column rules; return the parsed rows and every problem.
+
+    Parameters
+    ----------
+    fs : FileSet
+        Where the file is.
+    path : str
+        The CSV's relative path.
+    columns : sequence of Column
+        The rules. Column order in the file does not matter.
+    unique : sequence of str
+        Columns whose combined values must not repeat (e.g. ``("agent", "item")``).
+    allow_extra : bool
+        Whether columns not in ``columns`` are allowed.
+    max_problems : int
+        Cell-level problems reported per file before summarising the rest.
+
+    Returns
+    -------
+    rows, problems : list of dict, list of Problem
+        ``rows`` holds parsed values (only rows without problems).
+    """
+    where = fs.where(path)
+    problems: list[Problem] = []
+    if not fs.has(path):
+        return [], [Problem(where, "-", "file is missing", "add it (see docs/submitting.md)")]
+    try:
+        text = fs.text(path)
+    except UnicodeDecodeError:
+        return [], [Problem(where, "-", "is not UTF-8 text", "save the file as UTF-8")]
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    try:
+        header = next(reader)
+    except StopIteration:
+        return [], [Problem(where, "header", "file is empty", "add a header line and rows")]
+    except csv.Error as exc:
+        return [], [Problem(where, "header", f"is not valid CSV ({exc})", "fix the quoting")]
+    header = [h.strip() for h in header]
+    by_name = {c.name: c for c in columns}
+    seen: set[str] = set()
+    for h in header:
+        if h in seen:
+            problems.append(Problem(where, f"header: {h}", "column appears twice", "keep one"))
+        seen.add(h)
+        if h not in by_name and not allow_extra:
+            problems.append(
+                Problem(
+                    where,
+                    f"header: {h}",
+                    "unknown column",
+                    f"use only the columns {', '.join(c.name for c in columns)}",
+                )
+            )
+    for c in columns:
+        if c.required and c.name not in header:
+            problems.append(
+                Problem(where, f"header: {c.name}", "required column is missing", "add it")
+            )
+    if problems:
+        return [], problems
+    rows: list[dict[str, Any]] = []
+    keys: dict[tuple[Any, ...], int] = {}
+    cell_problems = 0
+    try:
+        for lineno, raw in enumerate(reader, start=2):
+            if not raw or all(not x.strip() for x in raw):
+                continue
+            if len(raw) != len(header):
+                cell_problems += 1
+                if cell_problems <= max_problems:
+                    problems.append(
+                        Problem(
+                            where,
+                            f"line {lineno}",
+                            f"has {len(raw)} cells, the header has {len(header)}",
+                            "give every row one cell per column",
+                        )
+                    )
+                continue
+            row: dict[str, Any] = {}
+            bad = False
+            for name, cell in zip(header, raw, strict=True):
+                col = by_name.get(name)
+                if col is None:
+                    row[name] = cell
+                    continue
+                value, err = _parse_cell(col, cell)
+                if err:
+                    bad = True
+                    cell_problems += 1
+                    if cell_problems <= max_problems:
+                        problems.append(
+                            Problem(
+                                where,
+                                f"line {lineno}: {name}",
+                                err,
+                                "correct the value (numbers must be finite)",
+                            )
+                        )
+                row[name] = value
+            if bad:
+                continue
+            if unique:
+                key = tuple(row.get(u) for u in unique)
+                if key in keys:
+                    cell_problems += 1
+                    if cell_problems <= max_problems:
+                        problems.append(
+                            Problem(
+                                where,
+                                f"line {lineno}: {','.join(unique)}",
+                                f"duplicate {key!r} (first on line {keys[key]})",
+                                "keep one row per key",
+                            )
+                        )
+                    continue
+                keys[key] = lineno
+            rows.append(row)
+    except csv.Error as exc:
+        problems.append(Problem(where, "-", f"is not valid CSV ({exc})", "fix the quoting"))
+    if cell_problems > max_problems:
+        problems.append(
+            Problem(where, "-", f"{cell_problems - max_problems} more problems not shown", "")
+        )
+    if not rows and not problems:
+        problems.append(Problem(where, "-", "has a header but no rows", "add the data rows"))
+    return rows, problems
+
+
+def _reject_constant(name: str) -> Any:
+    """``json`` hook: NaN and Infinity are not JSON and are refused."""
+    raise ValueError(f"{name} is not allowed in JSON")
+
+
+def iter_json_problems(fs: FileSet, paths: Sequence[str]) -> Iterator[Problem]:
+    """Yield a problem for each of ``paths`` that is not UTF-8 JSON."""
+    for p in paths:
+        try:
+            json.loads(fs.files[p].decode("utf-8"), parse_constant=_reject_constant)
+        except UnicodeDecodeError:
+            yield Problem(fs.where(p), "-", "is not UTF-8 text", "save the file as UTF-8")
+        except ValueError as exc:
+            yield Problem(fs.where(p), "-", f"JSON does not parse ({exc})", "fix the JSON syntax")
