@@ -1,0 +1,5 @@
+"""``python -m cli`` runs gmeter."""
+
+from cli.app import main
+
+main()

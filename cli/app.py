@@ -1,0 +1,94 @@
+"""The ``gmeter`` application: global options, error-to-exit-code mapping, command discovery.
+
+Commands live in ``cli/*_cmds.py`` modules; each exposes ``register(app)``. They are found by
+name so a new track adds its commands without editing this file. Command modules import only
+typer/rich at module level, which keeps ``gmeter --help`` fast (a test measures it).
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.context import STATE, err_console
+from pipeline import __version__
+
+app = typer.Typer(
+    name="gmeter",
+    help="Publish and audit measures of general machine intelligence "
+    "(g-index, AIQ, generality, test similarity).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"gmeter {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main_options(
+    db: Annotated[
+        Path | None,
+        typer.Option(
+            "--db",
+            envvar="GMETER_DB",
+            help="The DuckDB store (default .gmeter/gmeter.duckdb; env GMETER_DB).",
+        ),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only results and errors.")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print more detail.")] = False,
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit."),
+    ] = False,
+) -> None:
+    """Global options, given before the command."""
+    STATE.db = db
+    STATE.quiet = quiet
+    STATE.verbose = verbose
+
+
+def _register_commands() -> None:
+    import cli
+
+    for mod in sorted(m.name for m in pkgutil.iter_modules(cli.__path__)):
+        if mod.endswith("_cmds"):
+            importlib.import_module(f"cli.{mod}").register(app)
+
+
+_register_commands()
+
+
+def main() -> None:
+    """Console-script entry point: run the app and map gmeter errors to exit codes."""
+    from pipeline.errors import GmeterError
+
+    try:
+        app(standalone_mode=False)
+    except GmeterError as exc:
+        from cli.render_errors import print_error
+
+        print_error(exc)
+        sys.exit(exc.exit_code)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        err_console.print("aborted")
+        sys.exit(1)
+    except Exception as exc:  # click usage errors arrive here in non-standalone mode
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
