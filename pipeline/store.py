@@ -1,0 +1,624 @@
+"""The DuckDB store: the only module that imports duckdb.
+
+Tables (see ``docs/schema.md`` for every column):
+
+``benchmarks`` / ``benchmark_files``
+    Each ingested version of a benchmark folder (manifest, content hash) and its files.
+``bundles`` / ``bundle_files``
+    Each ingested version of a bundle; ``current`` marks the version in ``submissions/`` now;
+    old versions stay for history. Files are stored once per content hash.
+``releases`` / ``release_bundles``
+    Recorded releases and the exact bundle hashes each includes.
+``scores``, ``charts``, ``score_runs``
+    Computed numbers per release (``current`` = the working state), chart data, run provenance.
+
+Views for analysts: ``leaderboard`` (current primary-metric standings) and ``score_history``
+(every score in every release). Migrations are ordered, applied in one transaction each and
+recorded in ``schema_migrations``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline.errors import StoreError
+
+CURRENT = "current"
+"""Release name under which the working state of ``submissions/`` is scored."""
+
+MIGRATIONS: tuple[tuple[int, str, str], ...] = (
+    (
+        1,
+        "initial schema",
+        """
+        create table benchmarks (
+            id varchar not null, content_hash varchar not null, track varchar not null,
+            title varchar not null, version varchar not null, description varchar,
+            licence varchar, created date, manifest json not null, source_path varchar,
+            git_commit varchar, ingested_at timestamp not null, current boolean not null,
+            primary key (id, content_hash));
+        create table benchmark_files (
+            content_hash varchar not null, path varchar not null, sha256 varchar not null,
+            size bigint not null, content blob not null, primary key (content_hash, path));
+        create table bundles (
+            benchmark varchar not null, id varchar not null, content_hash varchar not null,
+            system_name varchar not null, system_version varchar, organisation varchar,
+            url varchar, submitted date, contact varchar, licence varchar,
+            manifest json not null, source_path varchar, git_commit varchar,
+            ingested_at timestamp not null, current boolean not null,
+            primary key (benchmark, id, content_hash));
+        create table bundle_files (
+            content_hash varchar not null, path varchar not null, sha256 varchar not null,
+            size bigint not null, content blob not null, primary key (content_hash, path));
+        create table releases (
+            name varchar primary key, date date not null, notes varchar,
+            code_version varchar, recorded_at timestamp);
+        create table release_bundles (
+            release varchar not null, benchmark varchar not null, bundle varchar not null,
+            content_hash varchar not null, primary key (release, benchmark, bundle));
+        create table scores (
+            release varchar not null, benchmark varchar not null, bundle varchar not null,
+            content_hash varchar not null, agent varchar not null, metric varchar not null,
+            value double, ci_low double, ci_high double, rank integer,
+            verified boolean not null, code_version varchar not null,
+            computed_at timestamp not null, details json,
+            primary key (release, benchmark, bundle, agent, metric));
+        create table charts (
+            release varchar not null, benchmark varchar not null, name varchar not null,
+            data json not null, primary key (release, benchmark, name));
+        create table score_runs (
+            release varchar not null, benchmark varchar not null, benchmark_hash varchar,
+            track varchar not null, code_version varchar not null, seed bigint,
+            options json, notes json, computed_at timestamp not null,
+            primary key (release, benchmark));
+        """,
+    ),
+    (
+        2,
+        "analyst views",
+        """
+        create table primary_metrics (track varchar primary key, metric varchar not null);
+        create view leaderboard as
+        select s.benchmark, b.track, s.rank, s.agent, u.system_name, u.organisation,
+               s.bundle, s.metric, s.value, s.ci_low, s.ci_high, s.verified, u.submitted,
+               s.content_hash, s.code_version
+        from scores s
+        join benchmarks b on b.id = s.benchmark and b.current
+        join primary_metrics p on p.track = b.track and p.metric = s.metric
+        left join bundles u on u.benchmark = s.benchmark and u.id = s.bundle
+                            and u.content_hash = s.content_hash
+        where s.release = 'current'
+        order by s.benchmark, s.rank, s.agent;
+        create view score_history as
+        select s.release, r.date as release_date, s.benchmark, s.bundle, s.agent, s.metric,
+               s.value, s.ci_low, s.ci_high, s.rank, s.verified, s.content_hash,
+               s.code_version, s.computed_at
+        from scores s left join releases r on r.name = s.release
+        order by s.benchmark, s.agent, s.metric, r.date nulls last, s.release;
+        """,
+    ),
+)
+
+def _clean(value: float | None) -> float | None:
+    """DuckDB doubles accept inf and nan; keep them, but turn numpy scalars into floats."""
+    if value is None:
+        return None
+    return float(value)
+
+
+@dataclass(frozen=True)
+class BundleRecord:
+    """One stored version of a bundle (a row of ``bundles``)."""
+
+    benchmark: str
+    id: str
+    content_hash: str
+    system_name: str
+    submitted: dt.date | None
+    manifest: dict[str, Any]
+    source_path: str
+    git_commit: str | None
+    current: bool
+
+
+@dataclass(frozen=True)
+class BenchmarkRecord:
+    """One stored version of a benchmark (a row of ``benchmarks``)."""
+
+    id: str
+    content_hash: str
+    track: str
+    title: str
+    version: str
+    manifest: dict[str, Any]
+    source_path: str
+
+
+class Store:
+    """A connection to the gmeter DuckDB file, with typed helpers for every table.
+
+    Use :func:`open_store` rather than the constructor.
+    """
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> None:
+        self.con = con
+        self.path = path
+        self.read_only = read_only
+
+    # ------------------------------------------------------------------ schema
+    def schema_version(self) -> int:
+        """The highest applied migration (0 for an empty file)."""
+        exists = self.con.execute(
+            "select count(*) from information_schema.tables where table_name='schema_migrations'"
+        ).fetchone()
+        if not exists or not exists[0]:
+            return 0
+        row = self.con.execute("select coalesce(max(version), 0) from schema_migrations").fetchone()
+        return int(row[0]) if row else 0
+
+    def migrate(self) -> list[int]:
+        """Apply every pending migration in order; return the versions applied."""
+        self.con.execute(
+            "create table if not exists schema_migrations (version integer primary key, "
+            "name varchar not null, applied_at timestamp not null)"
+        )
+        have = self.schema_version()
+        latest = MIGRATIONS[-1][0]
+        if have > latest:
+            raise StoreError(
+                f"{self.path} has schema version {have}, this gmeter knows up to {latest}",
+                hint="upgrade gmeter, or point --db at another file",
+            )
+        applied = []
+        for version, name, sql in MIGRATIONS:
+            if version <= have:
+                continue
+            with self.transaction():
+                self.con.execute(sql)
+                self.con.execute(
+                    "insert into schema_migrations values (?, ?, ?)",
+                    [version, name, dt.datetime.now(dt.UTC).replace(tzinfo=None)],
+                )
+            applied.append(version)
+        return applied
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Run the block in one transaction: everything or nothing is written."""
+        self.con.execute("begin transaction")
+        try:
+            yield
+        except BaseException:
+            self.con.execute("rollback")
+            raise
+        self.con.execute("commit")
+
+    def set_primary_metrics(self, mapping: Mapping[str, str]) -> None:
+        """Record each track's primary metric (used by the ``leaderboard`` view)."""
+        for track, metric in sorted(mapping.items()):
+            self.con.execute(
+                "insert or replace into primary_metrics values (?, ?)", [track, metric]
+            )
+
+    # ------------------------------------------------------------------ benchmarks
+    def current_benchmark_hash(self, benchmark_id: str) -> str | None:
+        """The content hash of the current version of a benchmark, if ingested."""
+        row = self.con.execute(
+            "select content_hash from benchmarks where id = ? and current", [benchmark_id]
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def put_benchmark(
+        self,
+        *,
+        benchmark_id: str,
+        content_hash: str,
+        track: str,
+        title: str,
+        version: str,
+        description: str,
+        licence: str,
+        created: dt.date | None,
+        manifest: Mapping[str, Any],
+        source_path: str,
+        git_commit: str | None,
+        files: Mapping[str, bytes],
+        now: dt.datetime,
+    ) -> None:
+        """Insert a benchmark version and make it current (call inside a transaction)."""
+        self.con.execute("update benchmarks set current = false where id = ?", [benchmark_id])
+        exists = self.con.execute(
+            "select count(*) from benchmarks where id = ? and content_hash = ?",
+            [benchmark_id, content_hash],
+        ).fetchone()
+        if exists and exists[0]:
+            self.con.execute(
+                "update benchmarks set current = true where id = ? and content_hash = ?",
+                [benchmark_id, content_hash],
+            )
+        else:
+            self.con.execute(
+                "insert into benchmarks values (?,?,?,?,?,?,?,?,?,?,?,?,true)",
+                [
+                    benchmark_id, content_hash, track, title, version, description, licence,
+                    created, _json(manifest), source_path, git_commit, now,
+                ],
+            )
+        self._put_files("benchmark_files", content_hash, files)
+
+    def benchmarks(self, *, current_only: bool = True) -> list[BenchmarkRecord]:
+        """Stored benchmarks, sorted by id."""
+        where = "where current" if current_only else ""
+        rows = self.con.execute(
+            "select id, content_hash, track, title, version, manifest, source_path "
+            f"from benchmarks {where} order by id, ingested_at"
+        ).fetchall()
+        return [
+            BenchmarkRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6] or "")
+            for r in rows
+        ]
+
+    def benchmark_record(self, benchmark_id: str, content_hash: str) -> BenchmarkRecord:
+        """One stored benchmark version."""
+        r = self.con.execute(
+            "select id, content_hash, track, title, version, manifest, source_path "
+            "from benchmarks where id = ? and content_hash = ?",
+            [benchmark_id, content_hash],
+        ).fetchone()
+        if r is None:
+            raise StoreError(f"benchmark {benchmark_id}@{content_hash[:12]} is not in the store")
+        return BenchmarkRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6] or "")
+
+    def benchmark_files(self, content_hash: str) -> dict[str, bytes]:
+        """The files of one benchmark version."""
+        return self._files("benchmark_files", content_hash)
+
+    # ------------------------------------------------------------------ bundles
+    def current_bundle_hash(self, benchmark: str, bundle: str) -> str | None:
+        """The content hash of the current version of a bundle, if ingested."""
+        row = self.con.execute(
+            "select content_hash from bundles where benchmark = ? and id = ? and current",
+            [benchmark, bundle],
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def known_hashes(self) -> dict[str, tuple[str, str]]:
+        """Every stored bundle content hash → (benchmark, bundle id)."""
+        rows = self.con.execute(
+            "select content_hash, benchmark, id from bundles order by ingested_at"
+        ).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
+    def put_bundle(
+        self,
+        *,
+        benchmark: str,
+        bundle_id: str,
+        content_hash: str,
+        manifest: Mapping[str, Any],
+        source_path: str,
+        git_commit: str | None,
+        files: Mapping[str, bytes],
+        now: dt.datetime,
+    ) -> None:
+        """Insert a bundle version and make it the current one (call inside a transaction)."""
+        system = manifest.get("system", {})
+        self.con.execute(
+            "update bundles set current = false where benchmark = ? and id = ?",
+            [benchmark, bundle_id],
+        )
+        exists = self.con.execute(
+            "select count(*) from bundles where benchmark = ? and id = ? and content_hash = ?",
+            [benchmark, bundle_id, content_hash],
+        ).fetchone()
+        if exists and exists[0]:
+            self.con.execute(
+                "update bundles set current = true "
+                "where benchmark = ? and id = ? and content_hash = ?",
+                [benchmark, bundle_id, content_hash],
+            )
+        else:
+            self.con.execute(
+                "insert into bundles values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,true)",
+                [
+                    benchmark, bundle_id, content_hash, str(system.get("name", bundle_id)),
+                    system.get("version"), system.get("organisation"), system.get("url"),
+                    manifest.get("submitted"), manifest.get("contact"), manifest.get("licence"),
+                    _json(manifest), source_path, git_commit, now,
+                ],
+            )
+        self._put_files("bundle_files", content_hash, files)
+
+    def retire_missing_bundles(self, benchmark: str, present: Sequence[str]) -> list[str]:
+        """Mark bundles no longer in ``submissions/`` as not current; return their ids."""
+        rows = self.con.execute(
+            "select id from bundles where benchmark = ? and current order by id", [benchmark]
+        ).fetchall()
+        gone = [r[0] for r in rows if r[0] not in set(present)]
+        for bundle_id in gone:
+            self.con.execute(
+                "update bundles set current = false where benchmark = ? and id = ?",
+                [benchmark, bundle_id],
+            )
+        return gone
+
+    def bundles(
+        self, benchmark: str | None = None, *, current_only: bool = True
+    ) -> list[BundleRecord]:
+        """Stored bundle versions, sorted by (benchmark, id, ingestion time)."""
+        clauses, params = [], []
+        if current_only:
+            clauses.append("current")
+        if benchmark is not None:
+            clauses.append("benchmark = ?")
+            params.append(benchmark)
+        where = ("where " + " and ".join(clauses)) if clauses else ""
+        rows = self.con.execute(
+            "select benchmark, id, content_hash, system_name, submitted, manifest, "
+            f"source_path, git_commit, current from bundles {where} "
+            "order by benchmark, id, ingested_at",
+            params,
+        ).fetchall()
+        return [
+            BundleRecord(r[0], r[1], r[2], r[3], r[4], json.loads(r[5]), r[6] or "", r[7], r[8])
+            for r in rows
+        ]
+
+    def bundle_record(self, benchmark: str, bundle_id: str, content_hash: str) -> BundleRecord:
+        """One stored bundle version."""
+        for rec in self.bundles(benchmark, current_only=False):
+            if rec.id == bundle_id and rec.content_hash == content_hash:
+                return rec
+        raise StoreError(f"bundle {benchmark}/{bundle_id}@{content_hash[:12]} is not in the store")
+
+    def bundle_files(self, content_hash: str) -> dict[str, bytes]:
+        """The files of one bundle version."""
+        return self._files("bundle_files", content_hash)
+
+    # ------------------------------------------------------------------ releases
+    def put_release(
+        self,
+        name: str,
+        date: dt.date,
+        notes: str,
+        code_version: str,
+        members: Sequence[tuple[str, str, str]],
+    ) -> None:
+        """Record a release and its (benchmark, bundle, content hash) members, idempotently."""
+        with self.transaction():
+            self.con.execute("delete from releases where name = ?", [name])
+            self.con.execute("delete from release_bundles where release = ?", [name])
+            self.con.execute(
+                "insert into releases values (?,?,?,?,?)",
+                [name, date, notes, code_version, dt.datetime(date.year, date.month, date.day)],
+            )
+            for benchmark, bundle, content_hash in sorted(members):
+                self.con.execute(
+                    "insert into release_bundles values (?,?,?,?)",
+                    [name, benchmark, bundle, content_hash],
+                )
+
+    def releases(self) -> list[tuple[str, dt.date, str]]:
+        """Recorded releases as (name, date, notes), oldest first."""
+        rows = self.con.execute("select name, date, notes from releases order by date, name")
+        return [(r[0], r[1], r[2] or "") for r in rows.fetchall()]
+
+    def release_members(self, name: str) -> list[tuple[str, str, str]]:
+        """(benchmark, bundle, content hash) of every bundle in a release."""
+        rows = self.con.execute(
+            "select benchmark, bundle, content_hash from release_bundles where release = ? "
+            "order by benchmark, bundle",
+            [name],
+        ).fetchall()
+        return [(r[0], r[1], r[2]) for r in rows]
+
+    # ------------------------------------------------------------------ scores
+    def replace_scores(
+        self,
+        *,
+        release: str,
+        benchmark: str,
+        benchmark_hash: str,
+        track: str,
+        rows: Sequence[Mapping[str, Any]],
+        charts: Mapping[str, Any],
+        code_version: str,
+        seed: int,
+        options: Mapping[str, Any],
+        notes: Sequence[str],
+        now: dt.datetime,
+    ) -> None:
+        """Replace every score, chart and run record of (release, benchmark) atomically."""
+        with self.transaction():
+            for table in ("scores", "charts", "score_runs"):
+                self.con.execute(
+                    f"delete from {table} where release = ? and benchmark = ?",
+                    [release, benchmark],
+                )
+            params = [
+                [
+                    release, benchmark, r["bundle"], r["content_hash"], r["agent"], r["metric"],
+                    _clean(r["value"]), _clean(r.get("ci_low")), _clean(r.get("ci_high")),
+                    r.get("rank"), bool(r.get("verified", False)), code_version, now,
+                    _json(r["details"]) if r.get("details") is not None else None,
+                ]
+                for r in rows
+            ]
+            if params:
+                self.con.executemany(
+                    "insert into scores values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params
+                )
+            for name, data in sorted(charts.items()):
+                self.con.execute(
+                    "insert into charts values (?,?,?,?)", [release, benchmark, name, _json(data)]
+                )
+            self.con.execute(
+                "insert into score_runs values (?,?,?,?,?,?,?,?,?)",
+                [
+                    release, benchmark, benchmark_hash, track, code_version, seed,
+                    _json(options), _json(list(notes)), now,
+                ],
+            )
+
+    def delete_scores(self, release: str, benchmark: str) -> None:
+        """Remove the scores of a benchmark that no longer exists in a release."""
+        with self.transaction():
+            for table in ("scores", "charts", "score_runs"):
+                self.con.execute(
+                    f"delete from {table} where release = ? and benchmark = ?",
+                    [release, benchmark],
+                )
+
+    def scored_benchmarks(self, release: str) -> list[str]:
+        """Benchmarks that have a score run in ``release``."""
+        rows = self.con.execute(
+            "select benchmark from score_runs where release = ? order by benchmark", [release]
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    # ------------------------------------------------------------------ queries and export
+    def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+        """Run SQL and return (column names, rows)."""
+        try:
+            cur = self.con.execute(sql)
+        except duckdb.Error as exc:
+            raise StoreError(f"query failed: {exc}", hint="check the SQL (docs/schema.md)") from exc
+        if cur.description is None:
+            return [], []
+        cols = [d[0] for d in cur.description]
+        return cols, cur.fetchall()
+
+    def table_names(self) -> list[str]:
+        """Tables and views in the main schema, sorted."""
+        rows = self.con.execute(
+            "select table_name from information_schema.tables "
+            "where table_schema = 'main' order by table_name"
+        ).fetchall()
+        return [r[0] for r in rows]
+
+    def export_table(self, name: str, path: Path, fmt: str) -> None:
+        """Write one table or view to ``path`` as ``parquet`` or ``csv``, in a stable order."""
+        if name not in self.table_names():
+            raise StoreError(f"no table {name!r}")
+        cols = [
+            r[0]
+            for r in self.con.execute(
+                "select column_name from information_schema.columns where table_name = ? "
+                "order by ordinal_position",
+                [name],
+            ).fetchall()
+        ]
+        # Blobs would bloat CSV; they are in the DuckDB file and the Parquet export.
+        types = dict(
+            self.con.execute(
+                "select column_name, data_type from information_schema.columns "
+                "where table_name = ?",
+                [name],
+            ).fetchall()
+        )
+        if fmt == "csv":
+            cols = [c for c in cols if types.get(c) != "BLOB"]
+        order = ", ".join(f'"{c}"' for c in cols if types.get(c) not in ("BLOB", "JSON"))
+        select = ", ".join(f'"{c}"' for c in cols)
+        target = str(path).replace("'", "''")
+        opts = "(format parquet, compression zstd)" if fmt == "parquet" else "(header, format csv)"
+        self.con.execute(
+            f'copy (select {select} from "{name}" order by {order or "1"}) to \'{target}\' {opts}'
+        )
+
+    def close(self) -> None:
+        """Close the connection (checkpointing the file)."""
+        self.con.close()
+
+    # ------------------------------------------------------------------ internals
+    def _put_files(self, table: str, content_hash: str, files: Mapping[str, bytes]) -> None:
+        import hashlib
+
+        row = self.con.execute(
+            f"select count(*) from {table} where content_hash = ?", [content_hash]
+        ).fetchone()
+        if row and row[0]:
+            return  # content-addressed: the same hash means the same files
+        params = [
+            [content_hash, path, hashlib.sha256(data).hexdigest(), len(data), data]
+            for path, data in sorted(files.items())
+        ]
+        if params:
+            self.con.executemany(f"insert into {table} values (?,?,?,?,?)", params)
+
+    def _files(self, table: str, content_hash: str) -> dict[str, bytes]:
+        rows = self.con.execute(
+            f"select path, content from {table} where content_hash = ? order by path",
+            [content_hash],
+        ).fetchall()
+        return {r[0]: bytes(r[1]) for r in rows}
+
+
+def _json(value: Any) -> str:
+    """Deterministic JSON for the store (sorted keys; dates as ISO; inf/nan as null)."""
+
+    def default(o: Any) -> Any:
+        if isinstance(o, dt.date | dt.datetime):
+            return o.isoformat()
+        if hasattr(o, "tolist"):
+            return o.tolist()
+        raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+    def scrub(o: Any) -> Any:
+        if isinstance(o, float) and not math.isfinite(o):
+            return None if math.isnan(o) else ("inf" if o > 0 else "-inf")
+        if isinstance(o, dict):
+            return {str(k): scrub(v) for k, v in o.items()}
+        if isinstance(o, list | tuple):
+            return [scrub(v) for v in o]
+        return o
+
+    return json.dumps(scrub(value), sort_keys=True, default=default, separators=(",", ":"))
+
+
+@contextmanager
+def open_store(path: Path, *, read_only: bool = False, create: bool = True) -> Iterator[Store]:
+    """Open (and migrate) the store at ``path``.
+
+    Parameters
+    ----------
+    path : Path
+        The DuckDB file. Its folder is created when writing.
+    read_only : bool
+        Open without write access (``gmeter query``, ``gmeter build``).
+    create : bool
+        Whether a missing file may be created (never in read-only mode).
+    """
+    path = Path(path)
+    if read_only or not create:
+        if not path.exists():
+            raise StoreError(
+                f"no store at {path}", hint="run `gmeter ingest` first or pass --db PATH"
+            )
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        con = duckdb.connect(str(path), read_only=read_only)
+    except duckdb.Error as exc:
+        raise StoreError(
+            f"cannot open the store {path}: {exc}",
+            hint="is another gmeter writing to it? Otherwise pass --db with another file",
+        ) from exc
+    store = Store(con, path, read_only)
+    try:
+        if not read_only:
+            store.migrate()
+        elif store.schema_version() == 0:
+            raise StoreError(f"{path} is not a gmeter store", hint="run `gmeter ingest` first")
+        yield store
+    finally:
+        store.close()
