@@ -74,7 +74,7 @@ def main() -> None:
     from pipeline.errors import GmeterError
 
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)
     except GmeterError as exc:
         from cli.render_errors import print_error
 
@@ -92,3 +92,4 @@ def main() -> None:
             exc.show()
             sys.exit(exc.exit_code)
         raise
+    sys.exit(rc if isinstance(rc, int) else 0)

@@ -65,6 +65,9 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         create table release_bundles (
             release varchar not null, benchmark varchar not null, bundle varchar not null,
             content_hash varchar not null, primary key (release, benchmark, bundle));
+        create table release_benchmarks (
+            release varchar not null, benchmark varchar not null,
+            content_hash varchar not null, primary key (release, benchmark));
         create table scores (
             release varchar not null, benchmark varchar not null, bundle varchar not null,
             content_hash varchar not null, agent varchar not null, metric varchar not null,
@@ -392,11 +395,18 @@ class Store:
         notes: str,
         code_version: str,
         members: Sequence[tuple[str, str, str]],
+        benchmarks: Mapping[str, str],
     ) -> None:
-        """Record a release and its (benchmark, bundle, content hash) members, idempotently."""
+        """Record a release: its bundle (benchmark, bundle, hash) members and benchmark hashes."""
         with self.transaction():
-            self.con.execute("delete from releases where name = ?", [name])
-            self.con.execute("delete from release_bundles where release = ?", [name])
+            for table in ("releases",):
+                self.con.execute(f"delete from {table} where name = ?", [name])
+            for table in ("release_bundles", "release_benchmarks"):
+                self.con.execute(f"delete from {table} where release = ?", [name])
+            for bench_id, bench_hash in sorted(benchmarks.items()):
+                self.con.execute(
+                    "insert into release_benchmarks values (?,?,?)", [name, bench_id, bench_hash]
+                )
             self.con.execute(
                 "insert into releases values (?,?,?,?,?)",
                 [name, date, notes, code_version, dt.datetime(date.year, date.month, date.day)],
@@ -411,6 +421,15 @@ class Store:
         """Recorded releases as (name, date, notes), oldest first."""
         rows = self.con.execute("select name, date, notes from releases order by date, name")
         return [(r[0], r[1], r[2] or "") for r in rows.fetchall()]
+
+    def release_benchmarks(self, name: str) -> dict[str, str]:
+        """Benchmark id → content hash of every benchmark in a release."""
+        rows = self.con.execute(
+            "select benchmark, content_hash from release_benchmarks where release = ? "
+            "order by benchmark",
+            [name],
+        ).fetchall()
+        return {r[0]: r[1] for r in rows}
 
     def release_members(self, name: str) -> list[tuple[str, str, str]]:
         """(benchmark, bundle, content hash) of every bundle in a release."""
@@ -477,6 +496,15 @@ class Store:
                     f"delete from {table} where release = ? and benchmark = ?",
                     [release, benchmark],
                 )
+
+    def score_input_key(self, release: str, benchmark: str) -> str | None:
+        """The input key recorded with the last score run of (release, benchmark)."""
+        row = self.con.execute(
+            "select json_extract_string(options, '$.input_key') from score_runs "
+            "where release = ? and benchmark = ?",
+            [release, benchmark],
+        ).fetchone()
+        return str(row[0]) if row and row[0] is not None else None
 
     def scored_benchmarks(self, release: str) -> list[str]:
         """Benchmarks that have a score run in ``release``."""

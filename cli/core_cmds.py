@@ -1,0 +1,226 @@
+"""Core commands: validate, ingest, score, query, release, schema, new."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from cli.context import STATE, console, info, progress_reporter
+
+Paths = Annotated[
+    list[Path] | None,
+    typer.Argument(help="Submissions folder, benchmark folders or bundle folders."),
+]
+
+
+def _default_paths(paths: list[Path] | None) -> list[Path]:
+    return paths or [Path("submissions")]
+
+
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Submissions, benchmark or bundle folders.")],
+    fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
+) -> None:
+    """Check benchmarks and bundles; list every problem at once (the store is not touched)."""
+    from pipeline.errors import UsageError
+    from pipeline.validate import collect
+
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format {fmt!r}", hint="use text or json")
+    report = collect(paths)
+    if fmt == "json":
+        console.print_json(json.dumps({
+            "ok": not report.errors,
+            "benchmarks": len(report.benchmarks),
+            "bundles": report.bundle_count,
+            "problems": [p.as_dict() for p in report.problems],
+        }))
+    else:
+        for p in report.problems:
+            typer.echo(f"{p.severity}: {p}")
+        info(f"checked {len(report.benchmarks)} benchmark(s), {report.bundle_count} bundle(s): "
+             f"{len(report.errors)} error(s), {len(report.problems) - len(report.errors)} "
+             "warning(s)")
+    if report.errors:
+        raise typer.Exit(1)
+
+
+def ingest(
+    paths: Paths = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Ingest nothing if anything is bad.")] = False,
+    releases: Annotated[Path, typer.Option(help="The releases file to record.")] = Path(
+        "submissions/releases.toml"),
+) -> None:
+    """Validate, then store every good bundle (one transaction each; unchanged ones are no-ops)."""
+    from rich.table import Table
+
+    from pipeline.ingest import ingest as run
+    from pipeline.release import sync_releases
+    from pipeline.store import open_store
+
+    with open_store(STATE.db_path) as store, progress_reporter() as progress:
+        report = run(store, _default_paths(paths), strict=strict, progress=progress)
+        warnings = sync_releases(store, releases) if not report.strict_aborted else []
+    for p in report.problems + warnings:
+        typer.echo(f"{p.severity}: {p}", err=True)
+    table = Table(title=f"ingest into {STATE.db_path}")
+    for col in ("new", "changed", "unchanged", "rejected", "retired"):
+        table.add_column(col, justify="right")
+    table.add_row(*(str(report.count(s)) for s in
+                    ("new", "changed", "unchanged", "rejected", "retired")))
+    if not STATE.quiet:
+        console.print(table)
+        if STATE.verbose:
+            for o in report.outcomes:
+                console.print(f"{o.status:9} {o.benchmark}/{o.bundle} {o.content_hash[:12]}")
+    if report.strict_aborted:
+        typer.echo("--strict: nothing was ingested because of the errors above", err=True)
+    if report.rejected:
+        raise typer.Exit(1)
+
+
+def score(
+    release: Annotated[list[str] | None, typer.Option(
+        "--release", help="Release(s) to score (default: current + all recorded).")] = None,
+    benchmark: Annotated[list[str] | None, typer.Option(
+        "--benchmark", help="Only these benchmark ids.")] = None,
+    seed: Annotated[int, typer.Option(help="Root seed for bootstrap intervals.")] = 20211,
+    option: Annotated[list[str] | None, typer.Option(
+        "--option", help="Track option KEY=VALUE (e.g. convention=paper).")] = None,
+    executor: Annotated[str, typer.Option(help="inprocess, local or dask.")] = "local",
+    workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
+    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Recompute unchanged inputs.")] = False,
+) -> None:
+    """Compute every metric for the current state and each release; store ranked scores."""
+    from rich.table import Table
+
+    from pipeline.errors import UsageError
+    from pipeline.executor import get_executor
+    from pipeline.score import score_all
+    from pipeline.store import open_store
+
+    opts: dict[str, Any] = {}
+    for item in option or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--option {item!r}", hint="write KEY=VALUE")
+        opts[key.strip()] = value.strip()
+    ex = get_executor(executor, workers=workers, scheduler=scheduler)
+    try:
+        with open_store(STATE.db_path, create=False) as store, progress_reporter() as progress:
+            report = score_all(store, releases=release, benchmarks=benchmark, seed=seed,
+                               options=opts, executor=ex, force=force, progress=progress)
+    finally:
+        close = getattr(ex, "close", None)
+        if callable(close):
+            close()
+    table = Table(title="score")
+    for col in ("release", "benchmark", "status", "rows"):
+        table.add_column(col)
+    for r in report.results:
+        table.add_row(r.release, r.benchmark, r.status, str(r.rows))
+    if not STATE.quiet:
+        console.print(table)
+    for r in report.failed:
+        typer.echo(f"error: {r.benchmark} ({r.release}): {'; '.join(r.notes)}", err=True)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def query(
+    sql: Annotated[str, typer.Argument(help="SQL to run (read-only).")],
+    fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
+) -> None:
+    """Run SQL on a read-only connection to the store (see docs/schema.md)."""
+    import csv
+
+    from rich.table import Table
+
+    from pipeline.errors import UsageError
+    from pipeline.store import open_store
+
+    if fmt not in ("table", "csv", "json"):
+        raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")
+    with open_store(STATE.db_path, read_only=True) as store:
+        cols, rows = store.query(sql)
+    if fmt == "csv":
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(cols)
+        w.writerows(rows)
+    elif fmt == "json":
+        typer.echo(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], default=str,
+                              indent=1))
+    else:
+        table = Table()
+        for c in cols:
+            table.add_column(c, overflow="fold")
+        for r in rows:
+            table.add_row(*("" if v is None else str(v) for v in r))
+        console.print(table)
+
+
+def release(
+    name: Annotated[str, typer.Argument(help="Release name, e.g. 2026.11.")],
+    notes: Annotated[str, typer.Option(help="What changed.")] = "",
+    date: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default today).")] = None,
+    releases: Annotated[Path, typer.Option(help="The releases file.")] = Path(
+        "submissions/releases.toml"),
+) -> None:
+    """Record an immutable release of the current benchmark and bundle versions."""
+    import datetime as dt
+
+    from pipeline.errors import UsageError
+    from pipeline.release import record_release
+    from pipeline.store import open_store
+
+    try:
+        day = dt.date.fromisoformat(date) if date else None
+    except ValueError as exc:
+        raise UsageError(f"--date {date!r} is not YYYY-MM-DD") from exc
+    with open_store(STATE.db_path, create=False) as store:
+        rel = record_release(store, releases, name, date=day, notes=notes)
+    info(f"recorded release {rel.name} ({rel.date}): {len(rel.benchmarks)} benchmark(s), "
+         f"{len(rel.bundles)} bundle(s) in {releases}")
+
+
+def schema(
+    which: Annotated[str, typer.Argument(help="benchmark or submission.")] = "submission",
+) -> None:
+    """Print the JSON Schema of benchmark.toml or submission.toml."""
+    from pipeline.errors import UsageError
+    from pipeline.manifest import json_schema
+
+    if which not in ("benchmark", "submission"):
+        raise UsageError(f"{which!r}", hint="use benchmark or submission")
+    typer.echo(json.dumps(json_schema(which), indent=2, sort_keys=True))
+
+
+def new(
+    track: Annotated[str, typer.Argument(help="gindex, generality, aiq or similarity.")],
+    name: Annotated[str, typer.Argument(help="BENCHMARK/BUNDLE, or BUNDLE with --benchmark.")],
+    benchmark: Annotated[str | None, typer.Option(help="The benchmark id.")] = None,
+    root: Annotated[Path, typer.Option(help="The submissions folder.")] = Path("submissions"),
+) -> None:
+    """Scaffold a bundle (and its benchmark if new) with commented manifests to fill in."""
+    from pipeline.scaffold import scaffold
+
+    written = scaffold(root, track, name, benchmark=benchmark)
+    for p in written:
+        console.print(f"wrote {p}")
+    info("fill in the TODO fields, then run `gmeter validate` on the folder")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the core commands to ``app``."""
+    app.command()(validate)
+    app.command()(ingest)
+    app.command()(score)
+    app.command()(query)
+    app.command()(release)
+    app.command()(schema)
+    app.command()(new)

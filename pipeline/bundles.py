@@ -1,0 +1,214 @@
+"""Finding, reading and hashing benchmark folders and bundles — safely.
+
+Bundles come from strangers. Nothing here executes or imports anything from them. Files are
+read without following symbolic links; a link, a special file, a path that leaves the folder,
+an oversized file or folder and a non-UTF-8 text file each become a :class:`Problem`.
+
+Layout (DESIGN §5)::
+
+    submissions/<benchmark-id>/benchmark.toml
+    submissions/<benchmark-id>/reference/...         benchmark-owned data
+    submissions/<benchmark-id>/<bundle-id>/submission.toml + track files
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.errors import Problem
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+
+MAX_FILE_BYTES = 32 * 1024 * 1024
+"""Largest single file accepted in a bundle or benchmark folder (32 MiB)."""
+MAX_TOTAL_BYTES = 256 * 1024 * 1024
+"""Largest bundle or benchmark folder in total (256 MiB)."""
+MAX_FILES = 20_000
+"""Most files in one bundle or benchmark folder."""
+TEXT_SUFFIXES = {".toml", ".csv", ".json", ".jsonl", ".md", ".txt", ".tsv", ".yaml", ".yml"}
+BENCHMARK_OWNED_DIRS = {"reference", "docs"}
+"""Folders of a benchmark that are not bundles."""
+IGNORED_NAMES = {".DS_Store", ".gitkeep", "Thumbs.db"}
+
+
+def content_hash(files: Mapping[str, bytes]) -> str:
+    """SHA-256 over a folder's files in a canonical order.
+
+    .. math:: H = \\mathrm{SHA256}\\big(\\Vert_{p \\in \\mathrm{sorted}(P)}
+              p \\,\\|\\, 0 \\,\\|\\, \\mathrm{SHA256}(f_p) \\,\\|\\, \\text{\\n}\\big)
+
+    The same files give the same hash wherever the folder is and whatever the file system's
+    listing order; renaming a file changes it.
+    """
+    h = hashlib.sha256()
+    for path in sorted(files):
+        h.update(path.encode("utf-8") + b"\0" + hashlib.sha256(files[path]).digest() + b"\n")
+    return h.hexdigest()
+
+
+@dataclass
+class ReadResult:
+    """Files read from one folder and the problems met on the way."""
+
+    files: dict[str, bytes] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _bad_name(name: str) -> str:
+    if name in (".", "..") or "/" in name or "\\" in name:
+        return "is not a plain file name"
+    if any(ord(c) < 32 or ord(c) == 127 for c in name):
+        return "contains control characters"
+    if len(name.encode("utf-8", "surrogateescape")) > 200:
+        return "is longer than 200 bytes"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "is not valid UTF-8"
+    return ""
+
+
+def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> ReadResult:
+    """Read every regular file below ``root`` into memory, refusing anything unsafe.
+
+    Parameters
+    ----------
+    root : Path
+        The folder.
+    label : str
+        How the folder is named in messages.
+    skip_dirs : iterable of str
+        Names of immediate sub-folders not to read (a benchmark's bundles).
+    """
+    out = ReadResult()
+    total = 0
+    skip = set(skip_dirs)
+    stack: list[tuple[Path, str]] = [(root, "")]
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            out.problems.append(Problem(f"{label}/{rel}".rstrip("/"), "-",
+                                        f"cannot be read ({exc.strerror})", "check permissions"))
+            continue
+        for entry in entries:
+            relpath = f"{rel}{entry.name}"
+            where = f"{label}/{relpath}"
+            if entry.name in IGNORED_NAMES:
+                continue
+            why = _bad_name(entry.name)
+            if why:
+                out.problems.append(Problem(where, "-", f"file name {why}", "rename it"))
+                continue
+            st = entry.stat(follow_symlinks=False)
+            if stat.S_ISLNK(st.st_mode):
+                out.problems.append(
+                    Problem(where, "-", "is a symbolic link (links may point outside the bundle)",
+                            "replace the link by a copy of the file")
+                )
+                continue
+            if stat.S_ISDIR(st.st_mode):
+                if not rel and entry.name in skip:
+                    continue
+                if entry.name.startswith("."):
+                    out.problems.append(Problem(where, "-", "hidden folder in a bundle",
+                                                "remove it"))
+                    continue
+                stack.append((Path(entry.path), relpath + "/"))
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                out.problems.append(Problem(where, "-", "is not a regular file", "remove it"))
+                continue
+            if st.st_size > MAX_FILE_BYTES:
+                out.problems.append(
+                    Problem(where, "-", f"is {st.st_size:,} bytes, over the "
+                            f"{MAX_FILE_BYTES // 2**20} MiB limit per file",
+                            "split or compress the data, or ask the maintainer")
+                )
+                continue
+            total += st.st_size
+            if total > MAX_TOTAL_BYTES or len(out.files) >= MAX_FILES:
+                out.problems.append(
+                    Problem(label, "-", f"folder exceeds {MAX_TOTAL_BYTES // 2**20} MiB or "
+                            f"{MAX_FILES} files", "make the bundle smaller")
+                )
+                return out
+            with open(entry.path, "rb") as fh:
+                data = fh.read(MAX_FILE_BYTES + 1)
+            if Path(entry.name).suffix.lower() in TEXT_SUFFIXES:
+                try:
+                    data.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    out.problems.append(
+                        Problem(where, "-", f"is not UTF-8 text (byte {exc.start})",
+                                "save the file as UTF-8")
+                    )
+                    continue
+            out.files[relpath] = data
+    return out
+
+
+def git_commit(path: Path) -> str | None:
+    """The last commit touching ``path``, or ``None`` outside git (never raises)."""
+    try:
+        res = subprocess.run(
+            ["git", "log", "-1", "--format=%H", "--", "."],
+            cwd=path, capture_output=True, text=True, timeout=20, check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    sha = res.stdout.strip()
+    return sha if res.returncode == 0 and len(sha) == 40 else None
+
+
+@dataclass
+class LoadedBundle:
+    """A bundle read from disk: its input for the tracks (when readable) and its problems."""
+
+    id: str
+    path: Path
+    label: str
+    input: BundleInput | None
+    problems: list[Problem]
+
+
+@dataclass
+class LoadedBenchmark:
+    """A benchmark folder read from disk with its bundles."""
+
+    id: str
+    path: Path
+    label: str
+    track: str | None
+    input: BenchmarkInput | None
+    problems: list[Problem]
+    bundles: list[LoadedBundle]
+
+    @property
+    def ok(self) -> bool:
+        """Whether the benchmark itself has no error."""
+        return not any(p.severity == "error" for p in self.problems)
+
+
+def is_benchmark_dir(path: Path) -> bool:
+    """A folder holding a ``benchmark.toml``."""
+    return (path / "benchmark.toml").is_file() and not (path / "benchmark.toml").is_symlink()
+
+
+def is_bundle_dir(path: Path) -> bool:
+    """A folder holding a ``submission.toml``."""
+    return (path / "submission.toml").is_file() and not (path / "submission.toml").is_symlink()
+
+
+def display(path: Path) -> str:
+    """A path as shown in messages: relative to the working directory when inside it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()

@@ -1,0 +1,226 @@
+"""Typed manifests: ``benchmark.toml`` and ``submission.toml``, and their JSON Schema.
+
+The generic fields are defined here; each track adds a section named after it (``[gindex]``,
+``[generality]``, ``[aiq]``, ``[similarity]``) validated by the track's own settings model.
+Parsing never stops at the first problem: every pydantic error becomes a
+:class:`~pipeline.errors.Problem` naming the file and the dotted field.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from pipeline.errors import Problem
+from pipeline.tracks import TRACK_NAMES, get_track
+
+ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
+VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,2}([-+][0-9A-Za-z.-]+)?$"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+
+
+class Origin(_Strict):
+    """Where data came from (paper, repository, licence notes)."""
+
+    paper: str = Field("", description="Citation of the paper the data belongs to.")
+    url: str = Field("", description="Where the original data or code is published.")
+    notes: str = Field("", description="How the files were derived from the original.")
+    licence_note: str = Field("", description="Licence and permission remarks for the data.")
+
+
+class BenchmarkManifest(_Strict):
+    """``submissions/<id>/benchmark.toml`` without its track section."""
+
+    id: str = Field(pattern=ID_PATTERN, description="Equals the folder name.")
+    title: str = Field(min_length=1, max_length=200, description="Human title.")
+    track: Literal["gindex", "generality", "aiq", "similarity"] = Field(
+        description="Which measure this benchmark uses."
+    )
+    version: str = Field(
+        pattern=VERSION_PATTERN,
+        description="Benchmark version; entries scored on an older version are marked stale.",
+    )
+    description: str = Field(min_length=1, max_length=20000, description="What it measures.")
+    licence: str = Field(min_length=1, max_length=200, description="Licence of the benchmark data.")
+    created: dt.date = Field(description="When the benchmark was first published (YYYY-MM-DD).")
+    origin: Origin | None = Field(None, description="Provenance of the benchmark's data.")
+
+
+class SystemInfo(_Strict):
+    """The system a bundle reports on."""
+
+    name: str = Field(min_length=1, max_length=200, description="Display name of the system.")
+    version: str = Field("", max_length=100, description="System version.")
+    organisation: str = Field("", max_length=200, description="Who built it.")
+    url: str = Field("", max_length=500, description="Paper or home page (http/https).")
+
+
+class SubmissionManifest(_Strict):
+    """``submissions/<benchmark>/<bundle>/submission.toml`` without its track section."""
+
+    submitted: dt.date = Field(description="Submission date (YYYY-MM-DD), not in the future.")
+    contact: str = Field(min_length=1, max_length=300, description="Name and e-mail or URL.")
+    licence: str = Field(min_length=1, max_length=200, description="Licence of the bundle's files.")
+    description: str = Field("", max_length=20000, description="What was run and how.")
+    system: SystemInfo = Field(description="The system the bundle reports on.")
+    origin: Origin | None = Field(None, description="Provenance, when the data is republished.")
+
+
+def _fix_for(err: Mapping[str, Any]) -> str:
+    kind = str(err.get("type", ""))
+    if kind == "missing":
+        return "add this field"
+    if kind == "extra_forbidden":
+        return "remove it, or check its spelling against `gmeter schema`"
+    if kind.startswith("string_pattern"):
+        return "use lower-case letters, digits, '.', '_' and '-' (versions like 1.2.0)"
+    if "date" in kind:
+        return "write a date as YYYY-MM-DD without quotes"
+    if kind.endswith("_type") or kind.endswith("_parsing"):
+        return "give a value of the right type (see `gmeter schema`)"
+    if kind.startswith("literal"):
+        return "use one of the allowed values"
+    return "correct the value"
+
+
+def pydantic_problems(
+    file: str, exc: ValidationError, prefix: str = ""
+) -> list[Problem]:
+    """Turn every error of a pydantic validation into a :class:`Problem`."""
+    out = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err.get("loc", ()))
+        field = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or "-")
+        out.append(Problem(file, field, str(err.get("msg", "invalid")), _fix_for(err)))
+    return out
+
+
+def parse_toml(file: str, data: bytes) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Parse TOML bytes; return (mapping or None, problems)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, [Problem(file, "-", "is not UTF-8 text", "save the file as UTF-8")]
+    try:
+        return tomllib.loads(text), []
+    except tomllib.TOMLDecodeError as exc:
+        return None, [Problem(file, "-", f"TOML does not parse ({exc})", "fix the TOML syntax")]
+
+
+def _track_section(
+    file: str, raw: dict[str, Any], track: str | None, which: str
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Split off and validate the track section of a manifest."""
+    problems: list[Problem] = []
+    for name in TRACK_NAMES:
+        if name in raw and name != track:
+            problems.append(
+                Problem(file, name, f"section [{name}] does not belong to a {track} benchmark",
+                        f"remove it (this benchmark's section is [{track}])")
+            )
+    section = raw.get(track, {}) if track else {}
+    if not isinstance(section, dict):
+        return {}, [*problems, Problem(file, str(track), "must be a table", f"write [{track}]")]
+    if track is None:
+        return {}, problems
+    try:
+        spec = get_track(track)
+    except Exception:  # a track module not importable is a gmeter bug, not the user's
+        return dict(section), problems
+    model = spec.benchmark_settings if which == "benchmark" else spec.submission_settings
+    try:
+        settings = model.model_validate(section).model_dump(mode="json")
+    except ValidationError as exc:
+        return {}, [*problems, *pydantic_problems(file, exc, prefix=track)]
+    return settings, problems
+
+
+def load_benchmark_manifest(
+    file: str, data: bytes, folder_name: str
+) -> tuple[dict[str, Any] | None, dict[str, Any], list[Problem]]:
+    """Parse and check a ``benchmark.toml``.
+
+    Returns
+    -------
+    manifest, settings, problems
+        The raw manifest (``None`` when it does not parse), the validated track section and
+        every problem found.
+    """
+    raw, problems = parse_toml(file, data)
+    if raw is None:
+        return None, {}, problems
+    generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
+    track = raw.get("track") if raw.get("track") in TRACK_NAMES else None
+    try:
+        BenchmarkManifest.model_validate(generic)
+    except ValidationError as exc:
+        problems += pydantic_problems(file, exc)
+    if isinstance(raw.get("id"), str) and raw["id"] != folder_name:
+        problems.append(
+            Problem(file, "id", f"is {raw['id']!r} but the folder is {folder_name!r}",
+                    "make the id equal the folder name")
+        )
+    settings, more = _track_section(file, raw, track, "benchmark")
+    return raw, settings, problems + more
+
+
+def load_submission_manifest(
+    file: str, data: bytes, track: str | None, today: dt.date | None = None
+) -> tuple[dict[str, Any] | None, dict[str, Any], list[Problem]]:
+    """Parse and check a ``submission.toml`` for a benchmark of ``track``."""
+    raw, problems = parse_toml(file, data)
+    if raw is None:
+        return None, {}, problems
+    generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
+    try:
+        model = SubmissionManifest.model_validate(generic)
+    except ValidationError as exc:
+        problems += pydantic_problems(file, exc)
+    else:
+        today = today or dt.date.today()
+        if model.submitted > today:
+            problems.append(
+                Problem(file, "submitted", f"{model.submitted} is in the future",
+                        "give the date the results were produced")
+            )
+        url = model.system.url
+        if url and not url.startswith(("http://", "https://")):
+            problems.append(
+                Problem(file, "system.url", f"{url!r} is not an http(s) URL",
+                        "give a full http:// or https:// address, or leave it empty")
+            )
+    settings, more = _track_section(file, raw, track, "submission")
+    return raw, settings, problems + more
+
+
+def json_schema(which: str) -> dict[str, Any]:
+    """The published JSON Schema of ``benchmark`` or ``submission`` manifests.
+
+    The schema holds the generic fields and, as optional properties, each track's section;
+    only the section named by the benchmark's ``track`` may appear.
+    """
+    model: type[BaseModel] = BenchmarkManifest if which == "benchmark" else SubmissionManifest
+    schema = model.model_json_schema()
+    defs = schema.setdefault("$defs", {})
+    for name in TRACK_NAMES:
+        try:
+            spec = get_track(name)
+        except Exception:  # noqa: S112 - a track not built yet has no section to publish
+            continue
+        section = spec.benchmark_settings if which == "benchmark" else spec.submission_settings
+        sub = section.model_json_schema()
+        defs.update(sub.pop("$defs", {}))
+        schema["properties"][name] = {
+            **sub,
+            "description": f"Settings of the {name} track (only in {name} benchmarks).",
+        }
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = f"gmeter {which}.toml"
+    return schema

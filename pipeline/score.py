@@ -1,0 +1,204 @@
+"""The ``score`` use case: run each benchmark's track over its bundles, store ranked scores.
+
+Scores are computed for the working state (release ``current``) and for every recorded
+release, each from the exact benchmark and bundle versions it names (content hashes), so the
+site can show history. The inputs are rebuilt from the *stored files* — never from the
+working tree — so ``gmeter score`` and ``gmeter check`` agree byte for byte on the same inputs.
+A benchmark whose inputs, seed, options and code version are unchanged is skipped unless
+``force`` is given.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pipeline import __version__
+from pipeline.errors import Problem, ScoringError
+from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
+from pipeline.metrics.registry import sort_key_sign
+from pipeline.store import CURRENT, Store
+from pipeline.tracks import get_track
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext, ScoreRow
+
+CODE_VERSION = f"gmeter {__version__}"
+
+
+@dataclass
+class BenchmarkScore:
+    """The outcome for one (release, benchmark)."""
+
+    release: str
+    benchmark: str
+    status: str  # scored | unchanged | failed | empty
+    rows: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ScoreReport:
+    """The outcome of one ``score`` run."""
+
+    results: list[BenchmarkScore] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[BenchmarkScore]:
+        """Benchmarks whose scoring raised an error."""
+        return [r for r in self.results if r.status == "failed"]
+
+
+def benchmark_input(store: Store, benchmark_id: str, content_hash: str) -> BenchmarkInput:
+    """Rebuild a :class:`BenchmarkInput` from the files stored for that version."""
+    rec = store.benchmark_record(benchmark_id, content_hash)
+    files = store.benchmark_files(content_hash)
+    manifest, settings, problems = load_benchmark_manifest(
+        f"{rec.source_path}/benchmark.toml", files.get("benchmark.toml", b""), benchmark_id
+    )
+    if manifest is None or any(p.severity == "error" for p in problems):
+        raise ScoringError(f"stored benchmark {benchmark_id} no longer validates",
+                           hint="; ".join(str(p) for p in problems[:3]))
+    return BenchmarkInput(benchmark_id, rec.track, rec.version, manifest, settings,
+                          FileSet(rec.source_path, files), content_hash)
+
+
+def bundle_input(store: Store, bench: BenchmarkInput, bundle_id: str, chash: str) -> BundleInput:
+    """Rebuild a :class:`BundleInput` from the files stored for that version."""
+    rec = store.bundle_record(bench.id, bundle_id, chash)
+    files = store.bundle_files(chash)
+    manifest, settings, _ = load_submission_manifest(
+        f"{rec.source_path}/submission.toml", files.get("submission.toml", b""), bench.track,
+        today=dt.date.max,
+    )
+    return BundleInput(bundle_id, bench.id, manifest or rec.manifest, settings,
+                       FileSet(rec.source_path, files), chash)
+
+
+def rank_rows(rows: Sequence[ScoreRow]) -> list[int | None]:
+    """Competition ranks (1 = best, ties share the lowest rank) per metric.
+
+    The direction comes from the metric registry; descriptive metrics (direction ``none``)
+    are ranked higher-first for display only. NaN values get no rank; ``inf`` ranks as the
+    largest value.
+    """
+    ranks: list[int | None] = [None] * len(rows)
+    by_metric: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        by_metric.setdefault(r.metric, []).append(i)
+    for metric, idx in by_metric.items():
+        sign = sort_key_sign(metric) or 1
+        vals = [(rows[i].value * sign, i) for i in idx if not math.isnan(rows[i].value)]
+        vals.sort(key=lambda t: -t[0])
+        prev: float | None = None
+        rank = 0
+        for pos, (v, i) in enumerate(vals, start=1):
+            if prev is None or v != prev:
+                rank = pos
+                prev = v
+            ranks[i] = rank
+    return ranks
+
+
+def _input_key(bench: BenchmarkInput, bundles: Sequence[BundleInput], seed: int,
+               options: dict[str, Any]) -> str:
+    h = hashlib.sha256()
+    h.update(json.dumps([bench.content_hash, sorted(b.content_hash for b in bundles), seed,
+                         options, CODE_VERSION], sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def score_benchmark(
+    bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreContext
+) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
+    """Score one benchmark: the track's rows with content hashes and ranks added."""
+    spec = get_track(bench.track)
+    result = spec.score(bench, list(bundles), ctx)
+    hashes = {b.id: b.content_hash for b in bundles}
+    ranks = rank_rows(result.rows)
+    rows = []
+    for r, rank in zip(result.rows, ranks, strict=True):
+        if r.bundle not in hashes:
+            raise ScoringError(f"track {bench.track} returned a score for unknown bundle "
+                               f"{r.bundle!r}")
+        rows.append({
+            "bundle": r.bundle, "content_hash": hashes[r.bundle], "agent": r.agent,
+            "metric": r.metric, "value": float(r.value), "ci_low": r.ci_low,
+            "ci_high": r.ci_high, "rank": rank, "verified": r.verified, "details": r.details,
+        })
+    rows.sort(key=lambda d: (d["metric"], d["bundle"], d["agent"]))
+    return rows, result.charts, list(result.notes)
+
+
+def score_all(
+    store: Store,
+    *,
+    releases: Sequence[str] | None = None,
+    benchmarks: Sequence[str] | None = None,
+    seed: int = 20211,
+    options: dict[str, Any] | None = None,
+    executor: Any = None,
+    force: bool = False,
+    progress: Callable[[str, int, int], None] | None = None,
+    now: dt.datetime | None = None,
+) -> ScoreReport:
+    """Score ``releases`` (default: ``current`` and every recorded release).
+
+    A failure in one benchmark is recorded and the others go on; the caller decides the exit
+    code from :attr:`ScoreReport.failed`.
+    """
+    options = dict(options or {})
+    report = ScoreReport()
+    names = list(releases) if releases else [CURRENT] + [r[0] for r in store.releases()]
+    now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+    for release in names:
+        if release == CURRENT:
+            members = {b.id: b.content_hash for b in store.benchmarks()}
+            by_bench: dict[str, list[tuple[str, str]]] = {}
+            for rec in store.bundles():
+                by_bench.setdefault(rec.benchmark, []).append((rec.id, rec.content_hash))
+        else:
+            members = store.release_benchmarks(release)
+            by_bench = {}
+            for bench_id, bundle_id, chash in store.release_members(release):
+                by_bench.setdefault(bench_id, []).append((bundle_id, chash))
+        for gone in sorted(set(store.scored_benchmarks(release)) - set(members)):
+            store.delete_scores(release, gone)
+        for bench_id, bench_hash in sorted(members.items()):
+            if benchmarks and bench_id not in benchmarks:
+                continue
+            try:
+                bench = benchmark_input(store, bench_id, bench_hash)
+                bundles = [bundle_input(store, bench, b, h)
+                           for b, h in sorted(by_bench.get(bench_id, []))]
+                key = _input_key(bench, bundles, seed, options)
+                if not force and store.score_input_key(release, bench_id) == key:
+                    report.results.append(BenchmarkScore(release, bench_id, "unchanged"))
+                    continue
+                ctx = ScoreContext(seed=seed, executor=executor, options=options,
+                                   progress=progress)
+                if bundles:
+                    rows, charts, notes = score_benchmark(bench, bundles, ctx)
+                else:
+                    rows, charts, notes = [], {}, ["no bundles yet"]
+                store.replace_scores(
+                    release=release, benchmark=bench_id, benchmark_hash=bench_hash,
+                    track=bench.track, rows=rows, charts=charts, code_version=CODE_VERSION,
+                    seed=seed, options={**options, "input_key": key}, notes=notes, now=now,
+                )
+                status = "scored" if bundles else "empty"
+                report.results.append(BenchmarkScore(release, bench_id, status, len(rows), notes))
+            except Exception as exc:  # noqa: BLE001 - one benchmark's failure must not stop others
+                report.results.append(BenchmarkScore(release, bench_id, "failed",
+                                                     notes=[f"{type(exc).__name__}: {exc}"]))
+    return report
+
+
+def problems_of(report: ScoreReport) -> list[Problem]:
+    """Failed benchmarks as problems (for the CLI's error listing)."""
+    return [Problem(f"{r.benchmark} ({r.release})", "score", "; ".join(r.notes),
+                    "see `gmeter score -v`; fix the bundle or report a gmeter bug")
+            for r in report.failed]

@@ -1,0 +1,219 @@
+"""The ``validate`` use case: check benchmarks and bundles without touching the store.
+
+Every problem is collected — generic (layout, manifests, file safety) and track-specific (the
+track's ``validate_benchmark`` / ``validate_bundle``) — and reported at once. ``ingest`` and
+``check`` load bundles through the same functions, so what validates is what gets ingested.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pipeline.bundles import (
+    BENCHMARK_OWNED_DIRS,
+    LoadedBenchmark,
+    LoadedBundle,
+    content_hash,
+    display,
+    is_benchmark_dir,
+    is_bundle_dir,
+    read_folder,
+)
+from pipeline.errors import Problem, UsageError
+from pipeline.manifest import ID_PATTERN, load_benchmark_manifest, load_submission_manifest
+from pipeline.tracks import get_track
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+
+
+@dataclass
+class ValidationReport:
+    """What ``validate`` found.
+
+    Attributes
+    ----------
+    benchmarks : list of LoadedBenchmark
+        Every benchmark looked at, with its selected bundles.
+    problems : list of Problem
+        Every problem, benchmark-level and bundle-level, in a stable order.
+    """
+
+    benchmarks: list[LoadedBenchmark] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[Problem]:
+        """Problems of severity ``error``."""
+        return [p for p in self.problems if p.severity == "error"]
+
+    @property
+    def bundle_count(self) -> int:
+        """How many bundles were checked."""
+        return sum(len(b.bundles) for b in self.benchmarks)
+
+
+def _track_problems(kind: str, fn: object, *args: object) -> list[Problem]:
+    """Run a track's checker; a crash in it is reported, not raised (the input is hostile)."""
+    try:
+        result = fn(*args)  # type: ignore[operator]
+    except Exception as exc:  # noqa: BLE001 - any crash on hostile input becomes a problem
+        label = getattr(args[0], "files", None)
+        where = label.label if isinstance(label, FileSet) else "-"
+        return [Problem(where, "-", f"the {kind} check failed on this input "
+                        f"({type(exc).__name__}: {exc})",
+                        "check the files against docs/submitting.md; report a gmeter bug if "
+                        "they are right")]
+    return list(result)
+
+
+def load_bundle(
+    bench: LoadedBenchmark, path: Path, *, today: dt.date | None = None
+) -> LoadedBundle:
+    """Read and check one bundle folder of ``bench``."""
+    import re
+
+    label = f"{bench.label}/{path.name}"
+    problems: list[Problem] = []
+    if not re.match(ID_PATTERN, path.name):
+        problems.append(Problem(label, "bundle id", f"{path.name!r} is not a valid bundle id",
+                                "rename the folder: lower-case letters, digits, '.', '_', '-'"))
+    read = read_folder(path, label)
+    problems += read.problems
+    files = read.files
+    manifest, settings, mprobs = (None, {}, [])
+    if "submission.toml" in files:
+        manifest, settings, mprobs = load_submission_manifest(
+            f"{label}/submission.toml", files["submission.toml"], bench.track, today
+        )
+    else:
+        mprobs = [Problem(f"{label}/submission.toml", "-", "file is missing",
+                          "add a submission.toml (`gmeter new` writes one)")]
+    problems += mprobs
+    if set(files) <= {"submission.toml"}:
+        problems.append(Problem(label, "-", "bundle is empty: only a submission.toml",
+                                "add the track's result files (see docs/submitting.md)"))
+    bundle_input = None
+    if manifest is not None:
+        bundle_input = BundleInput(
+            id=path.name,
+            benchmark=bench.id,
+            manifest=manifest,
+            settings=settings,
+            files=FileSet(label, files),
+            content_hash=content_hash(files),
+        )
+        if bench.input is not None and bench.track is not None and not mprobs:
+            spec = get_track(bench.track)
+            problems += _track_problems("bundle", spec.validate_bundle, bundle_input, bench.input)
+    return LoadedBundle(path.name, path, label, bundle_input, sorted(set(problems)))
+
+
+def load_benchmark(
+    path: Path,
+    *,
+    only: Sequence[str] | None = None,
+    today: dt.date | None = None,
+) -> LoadedBenchmark:
+    """Read and check a benchmark folder and its bundles (all, or those named in ``only``)."""
+    label = display(path)
+    bundle_dirs = sorted(
+        p for p in path.iterdir()
+        if p.is_dir() and not p.is_symlink() and p.name not in BENCHMARK_OWNED_DIRS
+        and not p.name.startswith(".")
+    )
+    problems: list[Problem] = []
+    for p in bundle_dirs:
+        if not is_bundle_dir(p):
+            problems.append(Problem(f"{label}/{p.name}", "-",
+                                    "folder has no submission.toml",
+                                    "add one (`gmeter new`) or move the folder under reference/"))
+    bundle_names = [p.name for p in bundle_dirs]
+    read = read_folder(path, label, skip_dirs=bundle_names)
+    problems += read.problems
+    manifest, settings, mprobs = load_benchmark_manifest(
+        f"{label}/benchmark.toml", read.files.get("benchmark.toml", b""), path.name
+    )
+    problems += mprobs
+    track = manifest.get("track") if manifest else None
+    track = track if isinstance(track, str) else None
+    bench_input = None
+    if manifest is not None and not mprobs:
+        bench_input = BenchmarkInput(
+            id=path.name,
+            track=str(track),
+            version=str(manifest.get("version", "")),
+            manifest=manifest,
+            settings=settings,
+            files=FileSet(label, read.files),
+            content_hash=content_hash(read.files),
+        )
+        problems += _track_problems(
+            "benchmark", get_track(str(track)).validate_benchmark, bench_input
+        )
+    bench = LoadedBenchmark(path.name, path, label, track if bench_input else None, bench_input,
+                            sorted(set(problems)), [])
+    seen: dict[str, str] = {}
+    for p in bundle_dirs:
+        if not is_bundle_dir(p) or (only is not None and p.name not in only):
+            continue
+        folded = p.name.casefold()
+        if folded in seen:
+            bench.problems.append(Problem(f"{label}/{p.name}", "bundle id",
+                                          f"duplicates bundle {seen[folded]!r} (ids ignore case)",
+                                          "rename one of the two folders"))
+        seen[folded] = p.name
+        bench.bundles.append(load_bundle(bench, p, today=today))
+    return bench
+
+
+def collect(paths: Sequence[Path], *, today: dt.date | None = None) -> ValidationReport:
+    """Resolve paths (submissions root, benchmark folders, bundle folders) and check them all.
+
+    Raises
+    ------
+    UsageError
+        When a path does not exist or holds nothing gmeter recognises.
+    """
+    wanted: dict[Path, list[str] | None] = {}
+    report = ValidationReport()
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise UsageError(f"{raw}: no such file or folder", hint="check the path")
+        path = path.resolve() if path.is_symlink() is False else path
+        if path.is_file():
+            path = path.parent
+        if is_benchmark_dir(path):
+            wanted[path] = None
+        elif is_bundle_dir(path):
+            parent = path.parent
+            if not is_benchmark_dir(parent):
+                report.problems.append(
+                    Problem(display(path), "benchmark",
+                            f"unknown benchmark: {display(parent)} has no benchmark.toml",
+                            "put the bundle inside submissions/<benchmark-id>/")
+                )
+                continue
+            if wanted.get(parent, []) is not None:
+                wanted.setdefault(parent, [])
+                selected = wanted[parent]
+                assert selected is not None
+                selected.append(path.name)
+        else:
+            subs = sorted(p for p in path.iterdir() if p.is_dir() and is_benchmark_dir(p))
+            if not subs:
+                raise UsageError(
+                    f"{raw}: neither a submissions folder, a benchmark nor a bundle",
+                    hint="give submissions/, submissions/<benchmark> or a bundle folder",
+                )
+            for s in subs:
+                wanted[s] = None
+    for path in sorted(wanted):
+        bench = load_benchmark(path, only=wanted[path], today=today)
+        report.benchmarks.append(bench)
+        report.problems += bench.problems
+        for b in bench.bundles:
+            report.problems += b.problems
+    return report
