@@ -214,6 +214,11 @@ class TrackSpec:
         ``(BenchmarkInput, Sequence[BundleInput], ScoreContext) -> TrackResult``.
     populational : bool
         True when one bundle changes everyone's scores (difficulty from the population).
+    bundle_template : Callable or None
+        ``() -> dict[path, text]``: the track files (and a commented ``[<track>]`` section
+        under the key ``"submission.toml"``) that ``gmeter new`` writes into a new bundle.
+    benchmark_template : Callable or None
+        ``() -> dict[path, text]``: likewise for a new benchmark folder.
     """
 
     name: str
@@ -227,6 +232,8 @@ class TrackSpec:
     validate_bundle: Callable[[BundleInput, BenchmarkInput], list[Problem]]
     score: Callable[[BenchmarkInput, Sequence[BundleInput], ScoreContext], TrackResult]
     populational: bool = False
+    bundle_template: Callable[[], dict[str, str]] | None = None
+    benchmark_template: Callable[[], dict[str, str]] | None = None
 
 
 # --------------------------------------------------------------------------- CSV checking
