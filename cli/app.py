@@ -70,26 +70,20 @@ _register_commands()
 
 
 def main() -> None:
-    """Console-script entry point: run the app and map gmeter errors to exit codes."""
+    """Console-script entry point: run the app and map gmeter errors to exit codes.
+
+    Click handles usage errors itself (exit 2); a :class:`~pipeline.errors.GmeterError`
+    raised by a command is printed without a traceback and exits with its own code.
+    """
     from pipeline.errors import GmeterError
 
     try:
-        rc = app(standalone_mode=False)
+        app()
     except GmeterError as exc:
         from cli.render_errors import print_error
 
         print_error(exc)
         sys.exit(exc.exit_code)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        err_console.print("aborted")
-        sys.exit(1)
-    except Exception as exc:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
-    sys.exit(rc if isinstance(rc, int) else 0)
+    except KeyboardInterrupt:
+        err_console.print("interrupted")
+        sys.exit(130)
