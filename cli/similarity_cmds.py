@@ -1,0 +1,152 @@
+"""``gmeter similarity ...``: test similarity (Pereyda & Holder 2020).
+
+* ``gmeter similarity RUNS.csv [--format table|csv|json]`` — the matrices and the diversity
+  of a runs file (the same as ``gmeter similarity show RUNS.csv``);
+* ``gmeter similarity run --out DIR ...`` — the AIQ environment-families experiment.
+
+A first argument that is not a subcommand name is taken as RUNS.csv (write ``./run`` for a
+file literally called ``run``). Only typer/rich/stdlib at module level.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from typer.core import TyperGroup
+
+from cli.context import console, info
+
+
+class _RunsOrSubcommand(TyperGroup):
+    """A group whose first argument, when it is not a subcommand, goes to ``show``."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:  # ctx: a click Context
+        if args and args[0] not in self.commands and args[0] not in ctx.help_option_names:
+            args = ["show", *args]
+        return super().parse_args(ctx, args)
+
+
+similarity_app = typer.Typer(
+    name="similarity",
+    cls=_RunsOrSubcommand,
+    help="Test similarity (Pereyda & Holder 2020): `gmeter similarity RUNS.csv` prints the "
+    "similarity and dissimilarity matrices and the suite diversity; `gmeter similarity run` "
+    "runs the AIQ environment-families experiment.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+def _fmt(v: Any, digits: int = 3) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, bool):
+        return "yes" if v else "NO"
+    if isinstance(v, float):
+        return "—" if v != v else f"{v:.{digits}f}"
+    return str(v)
+
+
+def _csv_cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return repr(v) if isinstance(v, float) else str(v)
+
+
+@similarity_app.command("show")
+def show_cmd(
+    runs: Annotated[
+        Path, typer.Argument(help="A runs.csv: test_a,test_b,p,merge,agent,v_a,v_b,v_ab[,seed].")
+    ],
+    fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
+    convention: Annotated[
+        str, typer.Option("--convention", help="paper (eq. 3 as published) or mixture.")
+    ] = "paper",
+    confidence: Annotated[float, typer.Option("--confidence", help="Interval level.")] = 0.95,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the diversity bootstrap.")] = 20211,
+) -> None:
+    """Print the similarity and dissimilarity matrices and the diversity of RUNS.csv.
+
+    --format csv prints one row per pair with the columns test_a, test_b, p, similarity,
+    dissimilarity, sufficient (A = the easier test, p = its proportion in the merge).
+    """
+    from pipeline.errors import UsageError
+    from pipeline.similarity_runs import analyse_runs_file, pair_rows, report_json
+
+    if fmt not in ("table", "csv", "json"):
+        raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")
+    report = analyse_runs_file(runs, convention=convention, confidence=confidence, seed=seed)
+    if fmt == "csv":
+        rows = pair_rows(report)
+        cols = list(rows[0]) if rows else []
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([_csv_cell(r[c]) for c in cols])
+        return
+    data = report_json(report)
+    if fmt == "json":
+        sys.stdout.write(json.dumps(data, indent=1, allow_nan=False) + "\n")
+        return
+    _print_tables(data)
+
+
+def _print_tables(data: dict[str, Any]) -> None:
+    from rich.table import Table
+
+    console.print(f"convention: {data['convention']}; intervals at {data['confidence']:.0%}")
+    for cfg in data["configs"]:
+        tests = cfg["tests"]
+        console.print(f"\n[bold]{cfg['agent']} — {cfg['merge']} merge, p = {cfg['p']:g}[/bold]")
+        for name in ("similarity", "dissimilarity"):
+            t = Table(title=f"{name} matrix", title_justify="left")
+            t.add_column("")
+            for test in tests:
+                t.add_column(test, justify="right")
+            for test, row in zip(tests, cfg[name], strict=True):
+                t.add_row(test, *(_fmt(v) for v in row))
+            console.print(t)
+        ci = cfg["diversity_ci"]
+        ci_text = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+        console.print(
+            f"diversity (mean pairwise 1 − S): {_fmt(cfg['diversity'])}{ci_text} "
+            f"over {cfg['n_pairs']} pair(s), {cfg['n_missing']} missing"
+        )
+        t = Table(title="pairs (A = the easier test)", title_justify="left")
+        for col in ("A", "B", "p(A)", "V_A", "V_B", "V_AB", "S", "interval", "sufficient", "seeds"):
+            t.add_column(col, justify="left" if col in ("A", "B") else "right")
+        for pr in cfg["pairs"]:
+            interval = "—" if pr["ci_low"] is None else f"[{pr['ci_low']:.3f}, {pr['ci_high']:.3f}]"
+            t.add_row(
+                pr["test_a"],
+                pr["test_b"],
+                f"{pr['p']:g}",
+                _fmt(pr["v_a"]),
+                _fmt(pr["v_b"]),
+                _fmt(pr["v_ab"]),
+                _fmt(pr["similarity"]),
+                interval,
+                "identity" if pr["status"] == "identity" else _fmt(pr["sufficient"]),
+                str(pr["n_seeds"]),
+            )
+        console.print(t)
+        if cfg["map"]:
+            pts = ", ".join(f"{p['test']} ({p['x']:.3f}, {p['y']:.3f})" for p in cfg["map"])
+            console.print(
+                f"2-D map (classical MDS, {cfg['map_explained']:.0%} of the positive "
+                f"eigenvalue mass): {pts}"
+            )
+    for note in data["notes"]:
+        info(f"note: {note}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``similarity`` command group to the application."""
+    app.add_typer(similarity_app, name="similarity")
