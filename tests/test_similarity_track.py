@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 from pathlib import Path
@@ -273,3 +275,17 @@ def test_validate_and_score_through_the_pipeline(tmp_path: Path) -> None:
     (root / "b1" / "runs.csv").write_text(GOOD, encoding="utf-8")
     report = collect([tmp_path / "submissions"])
     assert report.errors == [], report.errors
+
+
+def test_published_reference_benchmark_validates() -> None:
+    from pipeline.validate import collect
+
+    root = Path(__file__).resolve().parents[1] / "submissions" / "pereyda-holder-2020"
+    report = collect([root])
+    assert report.errors == []
+    text = (root / "reference" / "published.csv").read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    # the one Table 2 value quoted in the issue; nothing else is invented
+    assert [(r["test_a"], r["test_b"], float(r["similarity"])) for r in rows] == [
+        ("cifar-10", "cifar-100", 0.651)
+    ]
