@@ -1,0 +1,1 @@
+"""gmeter's speed benchmarks: ``python -m bench`` (``make bench``); see bench/README.md."""
