@@ -57,7 +57,7 @@ class MergedCurve:
     counts: NDArray[np.int64]
 
 
-def r_group_means(values: FloatArray, counts: NDArray[np.int64]) -> FloatArray:
+def r_group_means(values: FloatArray, counts: NDArray[np.int64], exact: bool = True) -> FloatArray:
     r"""Means of consecutive column groups, rounded as R's ``mean`` rounds them.
 
     .. math:: \bar y_k = \mathrm{fl}_{64}\Big(s_k + \tfrac{1}{n_k}\sum_{i \in k}(y_i - s_k)\Big),
@@ -72,6 +72,9 @@ def r_group_means(values: FloatArray, counts: NDArray[np.int64]) -> FloatArray:
         Columns already ordered so that each group is a run of consecutive columns.
     counts : ndarray of int, shape (G,)
         Group sizes, summing to P.
+    exact : bool
+        False computes plain double means (pairwise sums; within an ulp or so of R's), which
+        is faster and good enough for bootstrap replicates.
 
     Returns
     -------
@@ -83,7 +86,7 @@ def r_group_means(values: FloatArray, counts: NDArray[np.int64]) -> FloatArray:
     platforms whose ``numpy.longdouble`` is a plain double the result may differ from R by one
     unit in the last place for non-dyadic data; 0/0.5/1 data is exact everywhere.
     """
-    n, _ = values.shape
+    n = values.shape[0]
     starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
     out = np.empty((n, counts.size), dtype=np.float64)
     single = counts == 1
@@ -92,19 +95,34 @@ def r_group_means(values: FloatArray, counts: NDArray[np.int64]) -> FloatArray:
     if multi.size == 0:
         return out
     cnt = counts[multi]
-    cols = np.concatenate([np.arange(starts[g], starts[g] + counts[g]) for g in multi])
-    sub_starts = np.concatenate(([0], np.cumsum(cnt)[:-1])).astype(np.int64)
-    # Transposed so that reduceat runs over the outer axis: a sequential (not pairwise) sum.
-    block = np.ascontiguousarray(values[:, cols].T).astype(np.longdouble)
+    first = starts[multi]
+    if not exact:
+        sums = np.add.reduceat(values, starts, axis=1)[:, multi]
+        out[:, multi] = sums / cnt
+        return out
+    cols = np.concatenate([np.arange(f, f + c) for f, c in zip(first, cnt, strict=True)])
+    pos = np.zeros(values.shape[1], dtype=np.int64)
+    pos[cols] = np.arange(cols.size)
+    block = np.ascontiguousarray(values[:, cols].T).astype(np.longdouble)  # (P_multi, n)
+    local = pos[first]
     cnt_ld = cnt.astype(np.longdouble)[:, None]
-    s = np.add.reduceat(block, sub_starts, axis=0) / cnt_ld
-    resid = block - np.repeat(s, cnt, axis=0)
-    s = s + np.add.reduceat(resid, sub_starts, axis=0) / cnt_ld
-    out[:, multi] = s.T.astype(np.float64)
+    # Sequential sums (numpy's reduce is pairwise): one vectorised step per position in the
+    # groups, over all groups still that long and all agents at once.
+    steps = [np.flatnonzero(cnt > k) for k in range(int(cnt.max()))]
+    total = np.zeros((multi.size, n), dtype=np.longdouble)
+    for k, act in enumerate(steps):
+        total[act] += block[local[act] + k]
+    s = total / cnt_ld
+    resid = np.zeros_like(total)
+    for k, act in enumerate(steps):
+        resid[act] += block[local[act] + k] - s[act]
+    s += resid / cnt_ld
+    s = s.T
+    out[:, multi] = s.astype(np.float64)
     return out
 
 
-def merge_points(difficulty: ArrayLike, responses: ArrayLike) -> MergedCurve:
+def merge_points(difficulty: ArrayLike, responses: ArrayLike, exact: bool = True) -> MergedCurve:
     r"""Merge equal difficulties (spec §1): sort, de-duplicate, average responses.
 
     .. math:: u = \mathrm{sort}(\mathrm{unique}(d)), \qquad
@@ -118,6 +136,8 @@ def merge_points(difficulty: ArrayLike, responses: ArrayLike) -> MergedCurve:
         One difficulty per item (finite).
     responses : array_like, shape (P,) or (n, P)
         Responses of one agent or of n agents (finite; no missing values here).
+    exact : bool
+        Means rounded as R's (default), or plain double means (see :func:`r_group_means`).
 
     Returns
     -------
@@ -136,7 +156,7 @@ def merge_points(difficulty: ArrayLike, responses: ArrayLike) -> MergedCurve:
     starts = np.flatnonzero(first)
     counts = np.diff(np.concatenate((starts, [ds.size]))).astype(np.int64)
     ys = y[:, order]
-    ybar = ys if counts.size == ds.size else r_group_means(ys, counts)
+    ybar = ys if counts.size == ds.size else r_group_means(ys, counts, exact)
     return MergedCurve(ds[starts], ybar, counts)
 
 
@@ -281,6 +301,8 @@ def curve_indicators(
     responses: ArrayLike,
     kmin: float | None = None,
     kmax: float | None = None,
+    *,
+    exact: bool = True,
 ) -> CurveIndicators:
     r"""Capability, expected difficulty, spread and generality of n agents' curves.
 
@@ -315,6 +337,9 @@ def curve_indicators(
         segment [kmin, that point] is **dropped** (the reference's "hole"). ``kmax`` below
         :math:`u_N` truncates at the last point ≤ kmax; at or above :math:`u_N` it has no
         effect (no padding, no extrapolation).
+    exact : bool
+        Merge with R's long-double means (default). False uses double means, faster and
+        within about an ulp (used for bootstrap replicates).
 
     Returns
     -------
@@ -358,7 +383,7 @@ def curve_indicators(
     _check(d, y)
     missing = np.isnan(y)
     if not missing.any():
-        merged = merge_points(d, y)
+        merged = merge_points(d, y, exact)
         return _indicators_merged(merged.difficulty, merged.response, kmin, kmax)
     if (missing.all(axis=1)).any():
         raise ValueError("an agent has no answered item")
@@ -370,7 +395,7 @@ def curve_indicators(
     for p in range(patterns.shape[0]):
         rows = np.flatnonzero(inverse == p)
         cols = np.flatnonzero(patterns[p])
-        merged = merge_points(d[cols], y[np.ix_(rows, cols)])
+        merged = merge_points(d[cols], y[np.ix_(rows, cols)], exact)
         parts.append(_indicators_merged(merged.difficulty, merged.response, kmin, kmax))
         rows_of.append(rows)
     return _scatter(parts, rows_of, y.shape[0])

@@ -107,7 +107,11 @@ def pad_curves(
 
 
 def padded_indicators(
-    difficulty: ArrayLike, responses: ArrayLike, limits: PaddingLimits | None = None
+    difficulty: ArrayLike,
+    responses: ArrayLike,
+    limits: PaddingLimits | None = None,
+    *,
+    exact: bool = True,
 ) -> CurveIndicators:
     r"""Compute indicators through the reference's padded pipeline (``PerformFullStudy``).
 
@@ -122,6 +126,8 @@ def padded_indicators(
         Responses in [0, 1] (NaN = not attempted; the pads are always present).
     limits : PaddingLimits, optional
         Override the limits (they normally come from the difficulties alone).
+    exact : bool
+        R-rounded merging (see :func:`pipeline.metrics.curves.curve_indicators`).
 
     Returns
     -------
@@ -141,7 +147,7 @@ def padded_indicators(
     d = np.asarray(difficulty, dtype=np.float64)
     lim = limits or padding_limits(d)
     dp, yp = pad_curves(d, responses, lim)
-    return curve_indicators(dp, yp, kmin=lim.kmin, kmax=lim.kmax)
+    return curve_indicators(dp, yp, kmin=lim.kmin, kmax=lim.kmax, exact=exact)
 
 
 def bin_difficulties(difficulty: ArrayLike, nbins: int) -> FloatArray:
