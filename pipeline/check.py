@@ -1,0 +1,496 @@
+"""The ``check`` use case: what CI runs on a pull request that adds or changes bundles.
+
+1. **Find** the bundles under review: those the pull request adds or changes
+   (:mod:`pipeline.gitdiff`, against the merge base of ``--base`` and ``HEAD``), or the
+   bundle / benchmark folders given on the command line.
+2. **Validate** every affected benchmark as it is in the work tree (all problems at once).
+3. **Recompute** in a scratch store (a temporary DuckDB file; the real store is never
+   written): the affected benchmarks as they were at the base are ingested and scored, then
+   the work tree's versions, each with :func:`pipeline.score.score_all` — the very code
+   ``gmeter score`` runs, on inputs rebuilt from stored files, so both agree byte for byte.
+   Whole benchmarks are scored, because on a populational benchmark (generality with ARef,
+   Rnk or Opp) one new bundle changes everyone's difficulty and hence everyone's scores.
+4. **Compare** before and after: each new entry's scores with intervals, rank, tie group and
+   whom it overtakes; what changes for the others; entries removed.
+5. **Integrity** (:mod:`pipeline.integrity`) and **stale markers** (entries last submitted
+   under an older benchmark version).
+
+Without ``--base`` the "before" state is the benchmark without the named bundles.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import math
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pipeline.bundles import LoadedBenchmark, display, is_benchmark_dir, is_bundle_dir
+from pipeline.check_view import StaleEntry
+from pipeline.errors import Problem, UsageError
+from pipeline.integrity import Finding, Ownership
+from pipeline.score import CODE_VERSION
+
+Key = tuple[str, str]
+"""(bundle id, agent): one leaderboard entry."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry's primary score (and all its metrics) in one state of a benchmark."""
+
+    bundle: str
+    agent: str
+    content_hash: str
+    value: float
+    ci_low: float | None
+    ci_high: float | None
+    rank: int | None
+    group: int | None
+    verified: bool
+    code_version: str
+    metrics: dict[str, tuple[float, float | None, float | None]]
+
+    @property
+    def key(self) -> Key:
+        """(bundle, agent)."""
+        return (self.bundle, self.agent)
+
+
+@dataclass(frozen=True)
+class NewEntry:
+    """An entry of a bundle under review, placed in the new standing."""
+
+    entry: Entry
+    of: int
+    overtakes: tuple[Entry, ...]
+    before: Entry | None
+
+
+@dataclass(frozen=True)
+class OtherChange:
+    """How an existing entry moves because of the pull request."""
+
+    bundle: str
+    agent: str
+    metric_changes: tuple[tuple[str, float | None, float | None], ...]
+    rank_before: int | None
+    rank_after: int | None
+
+
+@dataclass
+class BenchmarkCheck:
+    """Everything ``check`` found for one affected benchmark."""
+
+    id: str
+    label: str
+    track: str | None
+    title: str = ""
+    version: str = ""
+    populational: bool = False
+    primary_metric: str = ""
+    direction: str = "higher"
+    targets: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    status: str = "scored"  # scored | failed | invalid | removed
+    new_entries: list[NewEntry] = field(default_factory=list)
+    unscored: list[str] = field(default_factory=list)
+    others: list[OtherChange] = field(default_factory=list)
+    removed: list[Entry] = field(default_factory=list)
+    entries_before: int = 0
+    entries_after: int = 0
+    problems: list[Problem] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    stale: list[StaleEntry] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def error_count(self) -> int:
+        """Errors: validation, integrity, scoring failures and bundles left unscored."""
+        return (sum(p.severity == "error" for p in self.problems)
+                + sum(f.severity == "error" for f in self.findings)
+                + (self.status == "failed") + len(self.unscored))
+
+    @property
+    def warning_count(self) -> int:
+        """Warnings: validation and integrity warnings."""
+        return (sum(p.severity != "error" for p in self.problems)
+                + sum(f.severity == "warning" for f in self.findings))
+
+
+@dataclass
+class CheckReport:
+    """The result of ``gmeter check``."""
+
+    mode: str  # git | paths
+    base: str = ""
+    base_commit: str = ""
+    merge_base: str = ""
+    code_version: str = CODE_VERSION
+    seed: int = 20211
+    benchmarks: list[BenchmarkCheck] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def errors(self) -> int:
+        """How many errors (any makes the check fail)."""
+        return sum(b.error_count for b in self.benchmarks) + sum(
+            f.severity == "error" for f in self.findings)
+
+    @property
+    def warnings(self) -> int:
+        """How many warnings."""
+        return sum(b.warning_count for b in self.benchmarks) + sum(
+            f.severity == "warning" for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        """1 on any error, else 0 (warnings pass)."""
+        return 1 if self.errors else 0
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready (``--format json``)."""
+        def conv(o: Any) -> Any:
+            if dataclasses.is_dataclass(o) and not isinstance(o, type):
+                return {f.name: conv(getattr(o, f.name)) for f in dataclasses.fields(o)}
+            if isinstance(o, dict):
+                return {str(k): conv(v) for k, v in o.items()}
+            if isinstance(o, list | tuple):
+                return [conv(v) for v in o]
+            if isinstance(o, float) and not math.isfinite(o):
+                return None if math.isnan(o) else ("inf" if o > 0 else "-inf")
+            if isinstance(o, dt.date):
+                return o.isoformat()
+            return o
+
+        out = conv(self)
+        out.update(errors=self.errors, warnings=self.warnings, exit_code=self.exit_code)
+        return out
+
+
+# --------------------------------------------------------------------------- standings
+def tie_groups(
+    intervals: Sequence[tuple[float, float | None, float | None]], direction: str
+) -> list[int | None]:
+    r"""Tie groups: one plus the number of entries *surely* better (LMArena's "rank (UB)").
+
+    .. math:: g_i = 1 + \\#\\{j : l_j > h_i\\}
+
+    for higher-is-better metrics with interval :math:`[l_i, h_i]` (the point value when there
+    is none), so every entry whose interval reaches the leader's lower bound shares group 1.
+    Lower-is-better metrics mirror it. NaN values get ``None``. The site uses the same rule
+    (:func:`pipeline.standings.rank_groups`); a test keeps the two equal.
+    """
+    lows, highs, ok = [], [], []
+    for v, lo, hi in intervals:
+        good = v is not None and not math.isnan(v)
+        ok.append(good)
+        lo_ = lo if good and lo is not None and not math.isnan(lo) else v
+        hi_ = hi if good and hi is not None and not math.isnan(hi) else v
+        lows.append(min(lo_, v) if good else math.nan)
+        highs.append(max(hi_, v) if good else math.nan)
+    if direction == "lower":
+        lows, highs = [-h for h in highs], [-x for x in lows]
+    out: list[int | None] = []
+    for hi, good in zip(highs, ok, strict=True):
+        out.append(1 + sum(1 for lo, g in zip(lows, ok, strict=True) if g and lo > hi)
+                   if good else None)
+    return out
+
+
+def entries_of(rows: Sequence[dict[str, Any]], metric: str, direction: str) -> list[Entry]:
+    """Build the standing of ``metric`` from score rows, best first (then bundle, agent)."""
+    by_key: dict[Key, dict[str, tuple[float, float | None, float | None]]] = {}
+    prim: dict[Key, dict[str, Any]] = {}
+    for r in rows:
+        k = (r["bundle"], r["agent"])
+        by_key.setdefault(k, {})[r["metric"]] = (r["value"], r["ci_low"], r["ci_high"])
+        if r["metric"] == metric:
+            prim[k] = r
+    keys = sorted(prim)
+    groups = tie_groups([(prim[k]["value"], prim[k]["ci_low"], prim[k]["ci_high"])
+                         for k in keys], direction)
+    out = [Entry(k[0], k[1], prim[k]["content_hash"], prim[k]["value"], prim[k]["ci_low"],
+                 prim[k]["ci_high"], prim[k]["rank"], g, bool(prim[k]["verified"]),
+                 prim[k]["code_version"], by_key[k])
+           for k, g in zip(keys, groups, strict=True)]
+    out.sort(key=lambda e: (e.rank is None, e.rank or 0, e.bundle, e.agent))
+    return out
+
+
+def _same(a: float | None, b: float | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    return (math.isnan(a) and math.isnan(b)) or a == b
+
+
+def compare(bc: BenchmarkCheck, before: list[Entry], after: list[Entry]) -> None:
+    """Fill ``bc``'s new entries, changes for others and removed entries."""
+    old = {e.key: e for e in before}
+    new = {e.key: e for e in after}
+    targets = set(bc.targets)
+    ranked = [e for e in after if e.rank is not None]
+    for e in after:
+        if e.bundle not in targets:
+            continue
+        prev = old.get(e.key)
+        passed = tuple(
+            o for o in ranked
+            if o.bundle not in targets and e.rank is not None and o.rank is not None
+            and o.rank > e.rank and (prev is None or prev.rank is None or (
+                o.key in old and old[o.key].rank is not None
+                and old[o.key].rank <= prev.rank))  # type: ignore[operator]
+        )
+        bc.new_entries.append(NewEntry(e, len(ranked), passed, prev))
+    for k, e in new.items():
+        if e.bundle in targets or k not in old:
+            continue
+        o = old[k]
+        moved = tuple(
+            (m, old_m[0] if old_m else None, new_m[0] if new_m else None)
+            for m in sorted(set(o.metrics) | set(e.metrics))
+            for old_m, new_m in [(o.metrics.get(m), e.metrics.get(m))]
+            if not _same(old_m[0] if old_m else None, new_m[0] if new_m else None)
+        )
+        if moved or o.rank != e.rank:
+            bc.others.append(OtherChange(e.bundle, e.agent, moved, o.rank, e.rank))
+    bc.others.sort(key=lambda c: (c.rank_after is None, c.rank_after or 0, c.bundle, c.agent))
+    bc.removed = [o for k, o in old.items() if k not in new and o.bundle not in targets]
+    bc.entries_before, bc.entries_after = len(before), len(after)
+
+
+# --------------------------------------------------------------------------- the use case
+@dataclass
+class _State:
+    loaded: LoadedBenchmark | None
+    rows: list[dict[str, Any]]
+    failed: list[str]
+
+
+def _score_state(store: Any, bench: LoadedBenchmark | None, bench_id: str, *, seed: int,
+                 options: dict[str, Any], executor: Any,
+                 progress: Callable[[str, int, int], None] | None) -> _State:
+    """Ingest one state of a benchmark into the scratch store, score it, read the rows."""
+    from pipeline.ingest import ingest
+    from pipeline.score import score_all
+    from pipeline.store import CURRENT
+    from pipeline.validate import ValidationReport
+
+    if bench is None:
+        return _State(None, [], [])
+    problems = list(bench.problems) + [p for b in bench.bundles for p in b.problems]
+    ingest(store, [bench.path], report=ValidationReport([bench], problems))
+    res = score_all(store, releases=[CURRENT], benchmarks=[bench_id], seed=seed,
+                    options=options, executor=executor, force=True, progress=progress)
+    failed = ["; ".join(r.notes) for r in res.failed]
+    return _State(bench, read_scores(store, bench_id), failed)
+
+
+def read_scores(store: Any, bench_id: str) -> list[dict[str, Any]]:
+    """Read a benchmark's ``current`` score rows as dicts (the columns ``score`` writes)."""
+    cols, rows = store.query(
+        "select benchmark, bundle, content_hash, agent, metric, value, ci_low, ci_high, rank, "
+        "verified, code_version, details from scores where release = 'current' "
+        "order by benchmark, metric, bundle, agent")
+    out = []
+    for r in rows:
+        d = dict(zip(cols, r, strict=True))
+        if d.pop("benchmark") != bench_id:
+            continue
+        d["details"] = json.loads(d["details"]) if d["details"] else None
+        out.append(d)
+    return out
+
+
+def _resolve_paths(paths: Sequence[Path]) -> dict[Path, set[str] | None]:
+    """Benchmark folder → named bundle ids (``None`` = every bundle)."""
+    out: dict[Path, set[str] | None] = {}
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise UsageError(f"{raw}: no such file or folder", hint="check the path")
+        p = (p.parent if p.is_file() else p).resolve()
+        if is_benchmark_dir(p):
+            out[p] = None
+        elif is_bundle_dir(p) and is_benchmark_dir(p.parent):
+            cur = out.setdefault(p.parent, set())
+            if cur is not None:
+                cur.add(p.name)
+        else:
+            raise UsageError(f"{raw}: neither a benchmark nor a bundle folder",
+                             hint="give submissions/<benchmark> or submissions/<benchmark>/"
+                             "<bundle>")
+    return out
+
+
+def check(
+    *,
+    paths: Sequence[Path] = (),
+    base: str | None = None,
+    submissions: Path = Path("submissions"),
+    seed: int = 20211,
+    options: dict[str, Any] | None = None,
+    executor: Any = None,
+    store_path: Path | None = None,
+    today: dt.date | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> CheckReport:
+    """Check the bundles a pull request adds or changes (``base``) or those in ``paths``.
+
+    Parameters
+    ----------
+    paths : sequence of Path
+        Bundle or benchmark folders to check; with ``base``, they narrow the review.
+    base : str, optional
+        The git ref the pull request goes into (``origin/main``).
+    submissions : Path
+        The submissions folder.
+    seed, options, executor
+        As for ``gmeter score`` (the same values give the same numbers).
+    store_path : Path, optional
+        An existing store whose bundle history extends the resubmission check (read only).
+    today : date, optional
+        "Now" for date checks (tests).
+    progress : callable, optional
+        ``progress(task, done, total)`` for long scoring work.
+
+    Raises
+    ------
+    UsageError
+        Neither ``base`` nor ``paths``, or a path that is not a benchmark or bundle.
+    GmeterError
+        The base ref is unknown, or not in a git repository.
+    """
+    from pipeline.check_view import CheckView, make_view
+
+    if base is None and not paths:
+        raise UsageError("nothing to check", hint="give --base REF (e.g. origin/main) or "
+                         "bundle folders")
+    today = today or dt.date.today()
+    options = dict(options or {})
+    named = _resolve_paths(paths) if paths else None
+    view: CheckView = make_view(submissions, base, named)
+    report = CheckReport(view.mode, view.base, view.base_commit, view.merge_base, seed=seed)
+    report.findings = view.pr_findings()
+    report.outside = view.outside
+    known = view.store_history(store_path, report.notes)
+    with tempfile.TemporaryDirectory(prefix="gmeter-check-") as tmp:
+        from pipeline.store import open_store
+
+        with open_store(Path(tmp) / "scratch.duckdb") as store:
+            for bench_id in view.benchmarks():
+                bc = _check_benchmark(view, bench_id, store, Path(tmp), known=known, seed=seed,
+                                      options=options, executor=executor, today=today,
+                                      progress=progress)
+                report.benchmarks.append(bc)
+    if not report.benchmarks:
+        report.notes.append("no bundle or benchmark under submissions/ is added or changed")
+    return report
+
+
+def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
+                     known: dict[str, list[str]], seed: int, options: dict[str, Any],
+                     executor: Any, today: dt.date,
+                     progress: Callable[[str, int, int], None] | None) -> BenchmarkCheck:
+    from pipeline.integrity import IntegrityContext, run_benchmark_checks
+    from pipeline.metrics.registry import metric_info
+    from pipeline.tracks import get_track
+    from pipeline.validate import load_benchmark
+
+    after_path = view.work_path(bench_id)
+    bc = BenchmarkCheck(bench_id, display(after_path), None,
+                        targets=view.targets(bench_id), deleted=view.deleted(bench_id))
+    if not is_benchmark_dir(after_path):
+        bc.status = "removed"
+        bc.notes.append("the benchmark is removed by this pull request")
+        return bc
+    after = load_benchmark(after_path, today=today)
+    before = view.before(bench_id, after, tmp)
+    bc.track = after.track
+    targets = set(bc.targets)
+    bench_changed = bool(view.benchmark_files(bench_id))
+    bc.problems = sorted(set(after.problems) | {
+        p for b in after.bundles for p in b.problems
+        if b.id in targets or (bench_changed and p.severity == "error")})
+    if after.input is None or after.track is None:
+        bc.status = "invalid"
+        bc.unscored = sorted(targets)
+        return bc
+    spec = get_track(after.track)
+    inp = after.input
+    bc.title = str(inp.manifest.get("title", bench_id))
+    bc.version = inp.version
+    bc.populational = _populational(spec, inp.settings)
+    bc.primary_metric = spec.primary_metric
+    direction = metric_info(spec.primary_metric, spec.name).direction
+    bc.direction = "lower" if direction == "lower" else "higher"
+    st_before = _score_state(store, before, bench_id, seed=seed, options=options,
+                             executor=executor, progress=progress)
+    st_after = _score_state(store, after, bench_id, seed=seed, options=options,
+                            executor=executor, progress=progress)
+    if st_after.failed:
+        bc.status = "failed"
+        bc.notes += [f"scoring failed: {f}" for f in st_after.failed]
+    if st_before.failed:
+        bc.notes += [f"the base state could not be scored: {f}" for f in st_before.failed]
+    bc.rows = st_after.rows
+    compare(bc, entries_of(st_before.rows, bc.primary_metric, bc.direction),
+            entries_of(st_after.rows, bc.primary_metric, bc.direction))
+    scored = {r["bundle"] for r in st_after.rows}
+    bc.unscored = sorted(t for t in targets if t not in scored and bc.status != "failed")
+    inputs = {b.id: b.input for b in after.bundles if b.input is not None}
+    ctx = IntegrityContext(
+        benchmark=inp,
+        targets=[inputs[t] for t in sorted(targets) if t in inputs],
+        peers=[b for i, b in sorted(inputs.items()) if i not in targets],
+        known_hashes=_known(bench_id, before, known, set(bc.deleted)),
+        today=today,
+        benchmark_changed=view.benchmark_files(bench_id),
+        base_benchmark=before.input if before is not None else None,
+        ownership=view.ownership(bench_id),
+    )
+    bc.findings = run_benchmark_checks(ctx)
+    bc.stale = view.stale(bench_id, inp.version, exclude=targets)
+    return bc
+
+
+def _known(bench_id: str, before: LoadedBenchmark | None, history: dict[str, list[str]],
+           moved: set[str]) -> dict[str, list[str]]:
+    """Content hash → labels of the benchmark's published bundles (base state + history).
+
+    Bundles the pull request deletes are left out: re-adding the same files under a new
+    name is a move (the ownership check looks at the deletion).
+    """
+    out: dict[str, list[str]] = {}
+    for h, labels in history.items():
+        for lbl in labels:
+            bench, _, bundle = lbl.partition("/")
+            if bench == bench_id and bundle not in moved:
+                out.setdefault(h, []).append(lbl)
+    for b in before.bundles if before is not None else []:
+        if b.input is not None and b.id not in moved:
+            out.setdefault(b.input.content_hash, []).append(f"{bench_id}/{b.id}")
+    return out
+
+
+def _populational(spec: Any, settings: Any) -> bool:
+    """Whether one bundle changes everyone's scores (a track may decide per benchmark)."""
+    import importlib
+
+    mod = importlib.import_module(f"pipeline.tracks.{spec.name}")
+    fn = getattr(mod, "is_populational", None)
+    if callable(fn):
+        return bool(fn(settings))
+    return bool(spec.populational)
+
+
+__all__ = ["BenchmarkCheck", "CheckReport", "Entry", "NewEntry", "OtherChange", "Ownership",
+           "StaleEntry", "check", "compare", "entries_of", "read_scores", "tie_groups"]
