@@ -17,7 +17,9 @@ See ``docs/generality.md`` for the formulas and conventions.
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -225,11 +227,17 @@ def read_items(fs: FileSet, s: BenchmarkSettings) -> tuple[ItemTable | None, lis
 
 @dataclass(frozen=True)
 class BundleData:
-    """One bundle's parsed responses."""
+    """One bundle's parsed responses (columns of ``responses.csv``, in file order)."""
 
-    agents: tuple[str, ...]
-    cells: tuple[tuple[str, str, float], ...]
+    agent: tuple[str, ...]
+    item: tuple[str, ...]
+    value: np.ndarray
     dates: Mapping[str, str]
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """Distinct agents in order of first appearance."""
+        return tuple(dict.fromkeys(self.agent))
 
 
 def _value_rule(s: BenchmarkSettings) -> Column:
@@ -241,20 +249,64 @@ def _value_rule(s: BenchmarkSettings) -> Column:
     return Column("value", "float", low=low, high=1.0)
 
 
+def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np.ndarray] | None:
+    """Parse a clean ``responses.csv`` quickly; None at the first irregularity.
+
+    The generic :func:`check_csv` then re-reads the file to name every problem precisely.
+    """
+    try:
+        text = fs.text(RESPONSES)
+    except (KeyError, UnicodeDecodeError):
+        return None
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    try:
+        header = [h.strip() for h in next(reader)]
+        rows = [r for r in reader if r and any(x.strip() for x in r)]
+    except (StopIteration, csv.Error):
+        return None
+    if sorted(header) != ["agent", "item", "value"] or not rows:
+        return None
+    if any(len(r) != 3 for r in rows):
+        return None
+    ia, ii, iv = header.index("agent"), header.index("item"), header.index("value")
+    agents = [r[ia].strip() for r in rows]
+    items = [r[ii].strip() for r in rows]
+    if not all(agents) or not all(items):
+        return None
+    try:
+        values = np.array([r[iv].strip() for r in rows], dtype=np.float64)
+    except ValueError:
+        return None
+    if not np.isfinite(values).all():
+        return None
+    if (rule.low is not None and (values < rule.low).any()) or (
+        rule.high is not None and (values > rule.high).any()
+    ):
+        return None
+    if len(set(zip(agents, items, strict=True))) != len(rows):
+        return None
+    return agents, items, values
+
+
 def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, list[Problem]]:
     """Parse and check ``responses.csv`` (and ``agents.csv`` if present)."""
-    rows, problems = check_csv(
-        fs,
-        RESPONSES,
-        [Column("agent"), Column("item"), _value_rule(s)],
-        unique=("agent", "item"),
-    )
-    if problems:
-        return None, problems
-    agents = tuple(dict.fromkeys(str(r["agent"]) for r in rows))
-    cells = tuple((str(r["agent"]), str(r["item"]), float(r["value"])) for r in rows)
+    rule = _value_rule(s)
+    problems: list[Problem] = []
+    fast = _fast_responses(fs, rule)
+    if fast is None:
+        rows, problems = check_csv(
+            fs, RESPONSES, [Column("agent"), Column("item"), rule], unique=("agent", "item")
+        )
+        if problems:
+            return None, problems
+        fast = (
+            [str(r["agent"]) for r in rows],
+            [str(r["item"]) for r in rows],
+            np.array([float(r["value"]) for r in rows]),
+        )
+    agent, item, value = fast
     if s.transform == "opp":
-        for a, i, v in cells:
+        for a, i, v in zip(agent, item, value, strict=True):
             if a == i and v != 0.5:
                 problems.append(
                     Problem(
@@ -274,7 +326,7 @@ def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, l
             allow_extra=True,
         )
         problems += more
-        known = set(agents)
+        known = set(agent)
         for r in arows:
             if r["agent"] not in known:
                 problems.append(
@@ -287,7 +339,7 @@ def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, l
                 )
             elif r.get("date") is not None:
                 dates[str(r["agent"])] = r["date"].isoformat()
-    return BundleData(agents, cells, dates), problems
+    return BundleData(tuple(agent), tuple(item), value, dates), problems
 
 
 # --------------------------------------------------------------------------- validation
@@ -355,7 +407,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
     items, _ = read_items(bench.files, s)
     if items is not None:
         known = set(items.items)
-        unknown = sorted({i for _, i, _ in data.cells if i not in known})
+        unknown = sorted(set(data.item) - known)
         for i in unknown[:20]:
             problems.append(
                 Problem(
@@ -410,14 +462,15 @@ def assemble(items: ItemTable | None, data: Sequence[tuple[str, BundleData]]) ->
     if items is not None:
         names = items.items
     else:
-        names = tuple(dict.fromkeys(i for _, bd in data for _, i, _ in bd.cells))
+        names = tuple(dict.fromkeys(i for _, bd in data for i in bd.item))
     col = {n: k for k, n in enumerate(names)}
     row = {a: k for k, a in enumerate(agents)}
     values = np.full((len(agents), len(names)), np.nan)
     for _, bd in data:
-        for a, i, v in bd.cells:
-            if i in col:
-                values[row[a], col[i]] = v
+        cols = np.array([col.get(i, -1) for i in bd.item], dtype=np.int64)
+        rows = np.array([row[a] for a in bd.agent], dtype=np.int64)
+        ok = cols >= 0
+        values[rows[ok], cols[ok]] = bd.value[ok]
     dates = {a: d for _, bd in data for a, d in bd.dates.items()}
     return Population(agents, tuple(owner[a] for a in agents), names, values, dates)
 
