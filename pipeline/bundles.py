@@ -94,7 +94,7 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            out.problems.append(Problem(f"{label}/{rel}".rstrip("/"), "-",
+            out.problems.append(Problem(f"{label}/{rel}".rstrip("/"), "file",
                                         f"cannot be read ({exc.strerror})", "check permissions"))
             continue
         for entry in entries:
@@ -104,12 +104,12 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
                 continue
             why = _bad_name(entry.name)
             if why:
-                out.problems.append(Problem(where, "-", f"file name {why}", "rename it"))
+                out.problems.append(Problem(where, "file name", why, "rename it"))
                 continue
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 out.problems.append(
-                    Problem(where, "-", "is a symbolic link (links may point outside the bundle)",
+                    Problem(where, "file type", "is a symbolic link (links may point outside the bundle)",
                             "replace the link by a copy of the file")
                 )
                 continue
@@ -117,17 +117,18 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
                 if not rel and entry.name in skip:
                     continue
                 if entry.name.startswith("."):
-                    out.problems.append(Problem(where, "-", "hidden folder in a bundle",
+                    out.problems.append(Problem(where, "file name", "hidden folder in a bundle",
                                                 "remove it"))
                     continue
                 stack.append((Path(entry.path), relpath + "/"))
                 continue
             if not stat.S_ISREG(st.st_mode):
-                out.problems.append(Problem(where, "-", "is not a regular file", "remove it"))
+                out.problems.append(Problem(where, "file type", "is not a regular file",
+                                            "remove it"))
                 continue
             if st.st_size > MAX_FILE_BYTES:
                 out.problems.append(
-                    Problem(where, "-", f"is {st.st_size:,} bytes, over the "
+                    Problem(where, "size", f"is {st.st_size:,} bytes, over the "
                             f"{MAX_FILE_BYTES // 2**20} MiB limit per file",
                             "split or compress the data, or ask the maintainer")
                 )
@@ -135,7 +136,7 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
             total += st.st_size
             if total > MAX_TOTAL_BYTES or len(out.files) >= MAX_FILES:
                 out.problems.append(
-                    Problem(label, "-", f"folder exceeds {MAX_TOTAL_BYTES // 2**20} MiB or "
+                    Problem(label, "size", f"folder exceeds {MAX_TOTAL_BYTES // 2**20} MiB or "
                             f"{MAX_FILES} files", "make the bundle smaller")
                 )
                 return out
@@ -146,7 +147,7 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
                     data.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     out.problems.append(
-                        Problem(where, "-", f"is not UTF-8 text (byte {exc.start})",
+                        Problem(where, "encoding", f"is not UTF-8 text (byte {exc.start})",
                                 "save the file as UTF-8")
                     )
                     continue

@@ -9,6 +9,7 @@ Parsing never stops at the first problem: every pydantic error becomes a
 from __future__ import annotations
 
 import datetime as dt
+import re
 import tomllib
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -107,11 +108,35 @@ def parse_toml(file: str, data: bytes) -> tuple[dict[str, Any] | None, list[Prob
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        return None, [Problem(file, "-", "is not UTF-8 text", "save the file as UTF-8")]
+        return None, [Problem(file, "encoding", "is not UTF-8 text", "save the file as UTF-8")]
     try:
         return tomllib.loads(text), []
     except tomllib.TOMLDecodeError as exc:
-        return None, [Problem(file, "-", f"TOML does not parse ({exc})", "fix the TOML syntax")]
+        found = re.search(r"line (\d+)", str(exc))
+        where = f"line {found.group(1)}" if found else "syntax"
+        return None, [Problem(file, where, f"TOML does not parse ({exc})", "fix the TOML syntax")]
+
+
+_PATH_KEYS = ("file", "dir", "path", "folder")
+
+
+def _unsafe_paths(file: str, prefix: str, value: Any) -> list[Problem]:
+    """Settings that name files must stay inside the folder: no absolute paths, no ``..``."""
+    out: list[Problem] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            key = f"{prefix}.{k}"
+            if isinstance(v, str) and any(t in str(k).lower() for t in _PATH_KEYS):
+                parts = v.replace("\\", "/").split("/")
+                if v.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
+                    out.append(Problem(file, key, f"path {v!r} leaves the folder",
+                                       "give a path relative to the folder, without '..'"))
+            else:
+                out += _unsafe_paths(file, key, v)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _unsafe_paths(file, f"{prefix}[{i}]", v)
+    return out
 
 
 def _track_section(
@@ -134,6 +159,7 @@ def _track_section(
         spec = get_track(track)
     except Exception:  # a track module not importable is a gmeter bug, not the user's
         return dict(section), problems
+    problems += _unsafe_paths(file, track, section)
     model = spec.benchmark_settings if which == "benchmark" else spec.submission_settings
     try:
         settings = model.model_validate(section).model_dump(mode="json")
@@ -180,22 +206,23 @@ def load_submission_manifest(
         return None, {}, problems
     generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
     try:
-        model = SubmissionManifest.model_validate(generic)
+        SubmissionManifest.model_validate(generic)
     except ValidationError as exc:
         problems += pydantic_problems(file, exc)
-    else:
-        today = today or dt.date.today()
-        if model.submitted > today:
-            problems.append(
-                Problem(file, "submitted", f"{model.submitted} is in the future",
-                        "give the date the results were produced")
-            )
-        url = model.system.url
-        if url and not url.startswith(("http://", "https://")):
-            problems.append(
-                Problem(file, "system.url", f"{url!r} is not an http(s) URL",
-                        "give a full http:// or https:// address, or leave it empty")
-            )
+    today = today or dt.date.today()
+    submitted = raw.get("submitted")
+    if isinstance(submitted, dt.date) and submitted > today:
+        problems.append(
+            Problem(file, "submitted", f"{submitted} is in the future",
+                    "give the date the results were produced")
+        )
+    system = raw.get("system")
+    url = system.get("url") if isinstance(system, dict) else None
+    if isinstance(url, str) and url and not url.startswith(("http://", "https://")):
+        problems.append(
+            Problem(file, "system.url", f"{url!r} is not an http(s) URL",
+                    "give a full http:// or https:// address, or leave it empty")
+        )
     settings, more = _track_section(file, raw, track, "submission")
     return raw, settings, problems + more
 

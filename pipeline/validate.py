@@ -68,6 +68,40 @@ def _track_problems(kind: str, fn: object, *args: object) -> list[Problem]:
     return list(result)
 
 
+def json_problems(fs: FileSet) -> list[Problem]:
+    """A problem for every ``.json`` file that is not strict JSON (NaN and Infinity refused)."""
+    import json
+
+    def refuse(name: str) -> object:
+        raise ValueError(f"{name} is not allowed in JSON")
+
+    out = []
+    for path in sorted(fs.files):
+        if not path.lower().endswith((".json", ".jsonl")):
+            continue
+        try:
+            text = fs.files[path].decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # reported by read_folder
+        docs = text.splitlines() if path.lower().endswith(".jsonl") else [text]
+        for i, doc in enumerate(docs, start=1):
+            if path.endswith(".jsonl") and not doc.strip():
+                continue
+            try:
+                json.loads(doc, parse_constant=refuse)
+            except json.JSONDecodeError as exc:
+                line = i if path.endswith(".jsonl") else exc.lineno
+                out.append(Problem(fs.where(path), f"line {line}",
+                                   f"JSON does not parse ({exc.msg}, column {exc.colno})",
+                                   "fix the JSON syntax"))
+                break
+            except ValueError as exc:
+                out.append(Problem(fs.where(path), f"line {i}", str(exc),
+                                   "write numbers as finite JSON numbers"))
+                break
+    return out
+
+
 def load_bundle(
     bench: LoadedBenchmark, path: Path, *, today: dt.date | None = None
 ) -> LoadedBundle:
@@ -88,12 +122,13 @@ def load_bundle(
             f"{label}/submission.toml", files["submission.toml"], bench.track, today
         )
     else:
-        mprobs = [Problem(f"{label}/submission.toml", "-", "file is missing",
+        mprobs = [Problem(f"{label}/submission.toml", "file", "is missing",
                           "add a submission.toml (`gmeter new` writes one)")]
     problems += mprobs
     if set(files) <= {"submission.toml"}:
-        problems.append(Problem(label, "-", "bundle is empty: only a submission.toml",
+        problems.append(Problem(label, "files", "bundle is empty: only a submission.toml",
                                 "add the track's result files (see docs/submitting.md)"))
+    problems += json_problems(FileSet(label, files))
     bundle_input = None
     if manifest is not None:
         bundle_input = BundleInput(
@@ -104,7 +139,9 @@ def load_bundle(
             files=FileSet(label, files),
             content_hash=content_hash(files),
         )
-        if bench.input is not None and bench.track is not None and not mprobs:
+        track_ok = not any(p.field.startswith(f"{bench.track}.") or p.field == bench.track
+                           for p in mprobs)
+        if bench.input is not None and bench.track is not None and track_ok:
             spec = get_track(bench.track)
             problems += _track_problems("bundle", spec.validate_bundle, bundle_input, bench.input)
     return LoadedBundle(path.name, path, label, bundle_input, sorted(set(problems)))
@@ -126,12 +163,13 @@ def load_benchmark(
     problems: list[Problem] = []
     for p in bundle_dirs:
         if not is_bundle_dir(p):
-            problems.append(Problem(f"{label}/{p.name}", "-",
+            problems.append(Problem(f"{label}/{p.name}", "submission.toml",
                                     "folder has no submission.toml",
                                     "add one (`gmeter new`) or move the folder under reference/"))
     bundle_names = [p.name for p in bundle_dirs]
     read = read_folder(path, label, skip_dirs=bundle_names)
     problems += read.problems
+    problems += json_problems(FileSet(label, read.files))
     manifest, settings, mprobs = load_benchmark_manifest(
         f"{label}/benchmark.toml", read.files.get("benchmark.toml", b""), path.name
     )
@@ -203,6 +241,14 @@ def collect(paths: Sequence[Path], *, today: dt.date | None = None) -> Validatio
                 selected.append(path.name)
         else:
             subs = sorted(p for p in path.iterdir() if p.is_dir() and is_benchmark_dir(p))
+            for p in sorted(path.iterdir()):
+                if p.is_dir() and not p.name.startswith(".") and not is_benchmark_dir(p):
+                    report.problems.append(
+                        Problem(display(p), "benchmark",
+                                "unknown benchmark: the folder has no benchmark.toml",
+                                "move bundles into submissions/<benchmark-id>/ or add the "
+                                "benchmark's benchmark.toml")
+                    )
             if not subs:
                 raise UsageError(
                     f"{raw}: neither a submissions folder, a benchmark nor a bundle",

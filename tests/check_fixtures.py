@@ -11,6 +11,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+SUBMITTER = "submitter@example.org"
 ITEMS = ("i1", "i2", "i3", "i4", "i5", "i6")
 
 GENERALITY_BENCH = """\
@@ -108,4 +109,11 @@ def generality_repo(root: Path) -> Path:
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "benchmark and three bundles")
     git(root, "checkout", "-q", "-b", "pr")
+    git(root, "config", "user.email", SUBMITTER)
     return root
+
+
+def commit(root: Path, message: str, *, email: str = "") -> None:
+    """Commit everything in the work tree as ``email`` (default: the submitter)."""
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", message, email=email or SUBMITTER)

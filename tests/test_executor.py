@@ -366,3 +366,50 @@ def test_unreachable_scheduler_is_a_clear_error() -> None:
     with pytest.raises(ExecutorError, match="could not reach the Dask scheduler") as info:
         get_executor("dask", scheduler="tcp://127.0.0.1:1", connect_timeout="1s")
     assert "dask scheduler" in info.value.hint
+
+
+# --------------------------------------------------------------------------- Δ matrices
+
+DOMAINS = Path("/work/shared/data/gindex/domains")
+
+
+def delta_pair(flows: list[Any], ij: tuple[int, int]) -> float:
+    """Δ of one ordered pair of normalised flows: the work item of a Δ matrix."""
+    from pipeline.metrics.delta import delta_value
+
+    i, j = ij
+    return delta_value(flows[i], flows[j])
+
+
+@pytest.fixture(scope="module")
+def real_flows() -> list[Any]:
+    import json
+
+    files = sorted(DOMAINS.glob("*/*.json"))
+    assert len(files) >= 30, "the g-index domain flows are part of the shared data"
+    return [json.loads(f.read_text(encoding="utf-8")) for f in files]
+
+
+@pytest.mark.parametrize("convention", ["reference", "paper"])
+def test_delta_matrix_is_identical_on_every_executor(
+    convention: str, real_flows: list[Any], local2: LocalProcessExecutor, dask2: DaskExecutor
+) -> None:
+    from functools import partial
+
+    from pipeline.metrics.delta import delta_matrix
+    from pipeline.metrics.flows import normalise_flow
+
+    normal = [normalise_flow(f, convention) for f in real_flows]
+    n = len(normal)
+    pairs = [(i, j) for i in range(n) for j in range(n)]
+    fn = partial(delta_pair, normal)  # the flows travel once per chunk, with the function
+    mats = {
+        kind: np.array(ex.map(fn, pairs, label="delta")).reshape(n, n)
+        for kind, ex in [("inprocess", InProcessExecutor()), ("local", local2), ("dask", dask2)]
+    }
+    assert mats["inprocess"].tobytes() == mats["local"].tobytes() == mats["dask"].tobytes()
+    # ... and equal to the in-process kernel on every pair it computes directly (i <= j)
+    kernel = np.array(delta_matrix(real_flows, convention=convention))
+    upper = np.triu_indices(n)
+    assert mats["local"][upper].tobytes() == kernel[upper].tobytes()
+    assert 0 < float(np.mean(kernel)) < 1

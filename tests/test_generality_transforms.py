@@ -1,4 +1,4 @@
-"""Transformations (spec §8) and normalised generality (spec §7): worked examples E7–E9, E12, E13."""
+"""Transformations (spec §8) and normalised generality (§7): worked examples E7–E9, E12, E13."""
 
 from __future__ import annotations
 
