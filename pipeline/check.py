@@ -385,7 +385,8 @@ def check(
     with tempfile.TemporaryDirectory(prefix="gmeter-check-") as tmp:
         from pipeline.store import open_store
 
-        with open_store(Path(tmp) / "scratch.duckdb") as store:
+        # An in-memory DuckDB: nothing to clean up, no fsync per transaction.
+        with open_store(Path(":memory:")) as store:
             for bench_id in view.benchmarks():
                 bc = _check_benchmark(view, bench_id, store, Path(tmp), known=known, seed=seed,
                                       options=options, executor=executor, today=today,
