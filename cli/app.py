@@ -11,14 +11,32 @@ import importlib
 import pkgutil
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from cli.context import STATE, err_console
 from pipeline import __version__
 
+class _GmeterGroup(TyperGroup):
+    """Maps :class:`~pipeline.errors.GmeterError` to its exit code inside click, so that
+    ``CliRunner`` and the console script behave the same (no traceback for user errors)."""
+
+    def invoke(self, ctx: Any) -> Any:
+        from pipeline.errors import GmeterError
+
+        try:
+            return super().invoke(ctx)
+        except GmeterError as exc:
+            from cli.render_errors import print_error
+
+            print_error(exc)
+            raise typer.Exit(exc.exit_code) from None
+
+
 app = typer.Typer(
+    cls=_GmeterGroup,
     name="gmeter",
     help="Publish and audit measures of general machine intelligence "
     "(g-index, AIQ, generality, test similarity).",

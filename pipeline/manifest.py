@@ -139,6 +139,21 @@ def _unsafe_paths(file: str, prefix: str, value: Any) -> list[Problem]:
     return out
 
 
+def _placeholders(file: str, value: Any, prefix: str = "") -> list[Problem]:
+    """``TODO`` markers left by ``gmeter new`` are problems until filled in."""
+    out: list[Problem] = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _placeholders(file, v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out += _placeholders(file, v, f"{prefix}[{i}]")
+    elif isinstance(value, str) and value.lstrip().startswith("TODO"):
+        out.append(Problem(file, prefix or "-", "is still a TODO placeholder",
+                           "replace it with the real value"))
+    return out
+
+
 def _track_section(
     file: str, raw: dict[str, Any], track: str | None, which: str
 ) -> tuple[dict[str, Any], list[Problem]]:
@@ -182,6 +197,7 @@ def load_benchmark_manifest(
     raw, problems = parse_toml(file, data)
     if raw is None:
         return None, {}, problems
+    problems += _placeholders(file, raw)
     generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
     track = raw.get("track") if raw.get("track") in TRACK_NAMES else None
     try:
@@ -204,6 +220,7 @@ def load_submission_manifest(
     raw, problems = parse_toml(file, data)
     if raw is None:
         return None, {}, problems
+    problems += _placeholders(file, raw)
     generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
     try:
         SubmissionManifest.model_validate(generic)
