@@ -379,8 +379,26 @@ class InProcessExecutor(_Base):
 
 
 def _init_worker(env: dict[str, str]) -> None:
+    import signal
+
+    # Ctrl-C reaches the whole process group: the driver handles it and stops the workers,
+    # so a worker ignores it (otherwise every idle worker prints a KeyboardInterrupt trace).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     for key, value in env.items():
         os.environ.setdefault(key, value)
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask preload hook for the private ``LocalCluster``'s workers: ignore Ctrl-C.
+
+    The driver cancels the work and closes the cluster; workers dying of the same SIGINT
+    would print tracebacks and leave the cluster without workers.
+    """
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _default_workers() -> int:
@@ -585,6 +603,7 @@ class DaskExecutor(_Base):
                         processes=True,
                         dashboard_address=None,
                         silence_logs=logging.ERROR,
+                        preload=["pipeline.executor"],  # runs dask_setup in each worker
                     )
                 self.client = Client(self._cluster)
         except (OSError, TimeoutError) as exc:

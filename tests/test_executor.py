@@ -231,10 +231,11 @@ def test_lambdas_are_refused_with_advice(local2: LocalProcessExecutor) -> None:
 # --------------------------------------------------------------------------- dead workers
 
 
-def test_local_pool_retries_a_dead_worker(tmp_path: Path, reference: list[Any]) -> None:
+def test_local_pool_retries_a_dead_worker(
+    tmp_path: Path, local2: LocalProcessExecutor, reference: list[Any]
+) -> None:
     marker = str(tmp_path / "died")
-    with LocalProcessExecutor(workers=2) as ex:
-        got = ex.map(die_once, [(i, marker) for i in range(40)], chunksize=4)
+    got = local2.map(die_once, [(i, marker) for i in range(40)], chunksize=4)
     assert Path(marker).exists(), "the worker must really have died once"
     assert got == reference[:40]
 
@@ -249,7 +250,7 @@ def test_dask_retries_a_dead_worker(
 
 
 def test_a_worker_that_keeps_dying_is_reported() -> None:
-    with LocalProcessExecutor(workers=2, retries=1) as ex:
+    with LocalProcessExecutor(workers=1, retries=1) as ex:
         with pytest.raises(WorkerLost, match=r"items #1\.\.#1 \(2 attempts\)"):
             ex.map(die_always, list(range(4)), chunksize=1, label="aiq")
         assert ex.map(boom_at_5, [1, 2]) == [1, 2]  # the pool is rebuilt
