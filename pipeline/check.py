@@ -458,7 +458,10 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         base_benchmark=before.input if before is not None else None,
         ownership=view.ownership(bench_id),
     )
-    bc.findings = run_benchmark_checks(ctx)
+    # A finding that repeats a validation problem (the AIQ replay re-reads the log) is dropped.
+    shown = {(p.file, p.field, p.message) for p in bc.problems}
+    bc.findings = [f for f in run_benchmark_checks(ctx)
+                   if (f.file, f.field, f.message) not in shown]
     bc.stale = view.stale(bench_id, inp.version, exclude=targets)
     return bc
 

@@ -30,6 +30,14 @@ def md(text: object) -> str:
     return re.sub(r"([\\`*_\[\]|#~!])", r"\\\1", s)
 
 
+def md_fix(text: object) -> str:
+    """Escape gmeter's own advice for a table cell, keeping its `code` spans."""
+    s = " ".join(str(text).split())
+    if s.count("`") % 2:
+        return md(s)
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
 def code(text: object) -> str:
     r"""Text as an inline code span, safe in a table cell (GFM honours ``\\|`` even here)."""
     s = " ".join(str(text).split()).replace("`", "'").replace("|", "\\|")
@@ -190,7 +198,7 @@ def _entry_notes(ne: NewEntry, b: BenchmarkCheck) -> list[str]:
 
 def _problem_row(p: Problem) -> str:
     return (f"| {_ICON.get(p.severity, '')} | {code(p.file)} | {md(p.field)} | {md(p.message)} | "
-            f"{md(p.fix)} |")
+            f"{md_fix(p.fix)} |")
 
 
 def _findings_md(fs: Sequence[Finding]) -> list[str]:
@@ -198,7 +206,7 @@ def _findings_md(fs: Sequence[Finding]) -> list[str]:
     for f in fs:
         where = code(f.file) + (f" {md(f.field)}" if f.field and f.field != "-" else "")
         out.append(f"| {_ICON.get(f.severity, '')} | {md(f.check)} | {where} | {md(f.message)} "
-                   f"| {md(f.resolution)} |")
+                   f"| {md_fix(f.resolution)} |")
     return out
 
 

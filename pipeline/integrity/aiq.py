@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pipeline.integrity import Finding, IntegrityContext, integrity_check
-from pipeline.integrity._common import flat, listing, read_toml
+from pipeline.integrity._common import flat, read_toml
 from pipeline.tracks.base import BundleInput
 
 LOG = "aiq.toml"
@@ -63,7 +63,15 @@ def aiq_replay(ctx: IntegrityContext) -> Iterator[Finding]:
                 "nothing to do: a maintainer reruns the check on a newer gmeter",
             )
             continue
-        yield from _replay_findings(ctx, t, fn(t, ctx.benchmark))
+        result = fn(t, ctx.benchmark)
+        yield from _replay_findings(ctx, t, result)
+        if getattr(result, "has_traces", True) is False:
+            yield Finding(
+                "info", "aiq-replay", ctx.where(t), "traces",
+                "no action traces: the rewards cannot be replayed, so the entry is shown as "
+                "reported, not verified",
+                "rerun with `gmeter aiq run --traces` to be verified",
+            )
 
 
 def _replay_findings(ctx: IntegrityContext, t: BundleInput, result: Any) -> Iterator[Finding]:
@@ -81,57 +89,30 @@ def _replay_findings(ctx: IntegrityContext, t: BundleInput, result: Any) -> Iter
 
 
 @integrity_check(
-    "aiq-settings",
-    track="aiq",
-    title="Run settings that differ from the benchmark's",
-    description="Settings recorded in the bundle's aiq.toml (reference machine, episode "
-    "length, discount, sample size …) that contradict the same setting in the benchmark's "
-    "[aiq] section. AIQ values measured under other settings are not comparable.",
-)
-def aiq_settings(ctx: IntegrityContext) -> Iterator[Finding]:
-    """Find settings present in both the benchmark and the log with different values."""
-    bench = flat(dict(ctx.benchmark.settings))
-    for t in ctx.targets:
-        log = _log(t)
-        short = {k.rsplit(".", 1)[-1]: v for k, v in log.items()}
-        diff = []
-        for key, want in sorted(bench.items()):
-            leaf = key.rsplit(".", 1)[-1]
-            have = log.get(key, short.get(leaf))
-            if have is not None and want is not None and leaf not in ("seed", "samples") \
-                    and have != want:
-                diff.append(f"{leaf} = {have!r} (benchmark: {want!r})")
-        if diff:
-            yield Finding(
-                "error", "aiq-settings", ctx.where(t, LOG), "settings",
-                f"the run used other settings than the benchmark: {listing(diff, 4)}",
-                "rerun with the benchmark's settings (`gmeter aiq run` reads them from "
-                "benchmark.toml), or submit to a benchmark with these settings",
-            )
-
-
-@integrity_check(
     "aiq-seed",
     track="aiq",
     title="A seed reused from another submission",
-    description="The root seed in aiq.toml equals another bundle's. With common random "
-    "numbers the programs (and the environment's randomness) are then the same as that run's: "
-    "fine for a paired comparison of two agents, but a copied run if the agent is the same. "
-    "Flagged for the reviewer.",
+    description="The root seed in aiq.toml equals another bundle's and so does the agent. "
+    "Runs are deterministic given agent, seed and program sample, so this repeats that run "
+    "rather than measuring anew. (Different agents sharing a seed is the design: common "
+    "random numbers make their comparison paired; that is not flagged.)",
 )
 def aiq_seed(ctx: IntegrityContext) -> Iterator[Finding]:
-    """Root seeds shared with other bundles."""
-    seeds: dict[str, str] = {}
+    """Find (agent, seed) pairs shared with other bundles."""
+    runs: dict[tuple[str, str], str] = {}
     for p in ctx.peers:
-        s = _seed(_log(p))
+        log = _log(p)
+        s = _seed(log)
         if s is not None:
-            seeds.setdefault(repr(s), p.id)
+            runs.setdefault((str(log.get("agent", "")), repr(s)), p.id)
     for t in ctx.targets:
-        s = _seed(_log(t))
-        if s is not None and repr(s) in seeds:
+        log = _log(t)
+        s = _seed(log)
+        key = (str(log.get("agent", "")), repr(s))
+        if s is not None and key in runs:
             yield Finding(
                 "warning", "aiq-seed", ctx.where(t, LOG), "seed",
-                f"seed {s!r} is also the seed of bundle {seeds[repr(s)]!r}",
-                "use a fresh seed for an independent run; if this is a deliberate paired run "
-                "(common random numbers), say so in the description",
+                f"agent {key[0]!r} with seed {s!r} was already run in bundle {runs[key]!r}",
+                "run with a fresh seed for an independent measurement (`gmeter aiq run "
+                "--seed`), or update that bundle instead",
             )

@@ -1,0 +1,237 @@
+"""Integrity checks on in-memory bundles: each tampering is caught with an actionable message."""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pipeline import integrity
+from pipeline.integrity import (
+    Finding,
+    IntegrityContext,
+    PullRequestContext,
+    all_checks,
+    run_benchmark_checks,
+    run_pull_request_checks,
+)
+from pipeline.integrity import aiq as aiq_checks
+from pipeline.integrity.gindex import same_program
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+
+ROOT = Path(__file__).resolve().parents[1]
+# A small Node-RED flow in the shape of the benchmark's reference programs: an HTTP endpoint.
+FLOW: dict[str, Any] = {"flow": [
+    {"id": "a1", "type": "http in", "z": "t", "x": 100, "y": 100, "wires": [["a2", "a3"]],
+     "name": "", "url": "localhost:3000/knee", "method": "HEAD", "upload": False},
+    {"id": "a2", "type": "http response", "z": "t", "x": 300, "y": 100, "wires": [],
+     "name": "", "statusCode": "200", "headers": {}},
+    {"id": "a3", "type": "debug", "z": "t", "x": 300, "y": 200, "wires": [],
+     "active": True, "complete": "payload"},
+]}
+MANIFEST = 'submitted = 2024-01-01\ncontact = "x"\nlicence = "MIT"\n[system]\nname = "S"\n'
+
+
+def bench(track: str, files: dict[str, str] | None = None, settings: dict[str, Any] | None = None,
+          created: dt.date = dt.date(2020, 1, 1)) -> BenchmarkInput:
+    fs = {"benchmark.toml": "id = 'b'\n", **(files or {})}
+    return BenchmarkInput("b", track, "1.0.0", {"created": created, "title": "B"},
+                          settings or {}, FileSet("submissions/b",
+                                                  {k: v.encode() for k, v in fs.items()}))
+
+
+def bundle(name: str, files: dict[str, str], settings: dict[str, Any] | None = None,
+           manifest: dict[str, Any] | None = None) -> BundleInput:
+    data = {"submission.toml": MANIFEST + f"# {name}\n", **files}
+    enc = {k: v.encode() for k, v in data.items()}
+    from pipeline.bundles import content_hash
+
+    return BundleInput(name, "b", manifest or {"submitted": dt.date(2024, 1, 1)},
+                       settings or {}, FileSet(f"submissions/b/{name}", enc), content_hash(enc))
+
+
+def run(b: BenchmarkInput, targets: list[BundleInput], peers: list[BundleInput] = (),  # type: ignore[assignment]
+        **kw: Any) -> list[Finding]:
+    ctx = IntegrityContext(benchmark=b, targets=targets, peers=list(peers),
+                           today=dt.date(2024, 6, 1), **kw)
+    return run_benchmark_checks(ctx)
+
+
+def names(findings: list[Finding]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in findings:
+        out.setdefault(f.check, []).append(f.severity)
+    return out
+
+
+# --------------------------------------------------------------------------- registry
+def test_every_check_is_described_and_documented() -> None:
+    docs = (ROOT / "docs" / "submitting.md").read_text(encoding="utf-8")
+    specs = all_checks()
+    assert len({s.name for s in specs}) == len(specs) >= 15
+    for s in specs:
+        assert s.title and len(s.description) > 60, s.name
+        assert f"`{s.name}`" in docs, f"docs/submitting.md does not explain {s.name}"
+
+
+def test_a_crashing_check_becomes_a_warning(monkeypatch: pytest.MonkeyPatch) -> None:
+    def boom(ctx: IntegrityContext) -> list[Finding]:
+        raise RuntimeError("hostile input")
+
+    spec = integrity.CheckSpec("boom", None, "benchmark", "t", "d", boom)
+    monkeypatch.setitem(integrity._REGISTRY, "boom", spec)
+    found = [f for f in run(bench("generality"), [bundle("x", {})]) if f.check == "boom"]
+    assert found and found[0].severity == "warning" and "hostile input" in found[0].message
+
+
+def test_finding_as_problem() -> None:
+    f = Finding("info", "c", "file", "-", "msg", "fix")
+    p = f.as_problem()
+    assert p.severity == "warning" and "[c] msg" in p.message and p.fix == "fix"
+
+
+# --------------------------------------------------------------------------- generic
+def test_near_duplicate_and_resubmission() -> None:
+    files = {f"f{i}.csv": f"a,b\n{i},{i * 1.5}\n" for i in range(10)}
+    peer = bundle("peer", files)
+    almost = bundle("almost", {**files, "f9.csv": "a,b\n9,99.5\n"})
+    assert names(run(bench("similarity"), [almost], [peer]))["near-duplicate"] == ["warning"]
+    same_data = bundle("same", files, manifest={"submitted": dt.date(2024, 1, 1), "x": 1})
+    assert names(run(bench("similarity"), [same_data], [peer]))["near-duplicate"] == ["error"]
+    known = {peer.content_hash: ["b/peer"]}
+    clone = bundle("peer", files)
+    found = run(bench("similarity"), [clone], known_hashes=known)
+    assert "resubmission" not in names(found)  # its own earlier version: not a resubmission
+    other = BundleInput("other", "b", clone.manifest, {}, clone.files, clone.content_hash)
+    (f,) = [f for f in run(bench("similarity"), [other], known_hashes=known)
+            if f.check == "resubmission"]
+    assert f.severity == "error" and "b/peer" in f.message
+
+
+def test_dates_before_the_benchmark_need_an_origin() -> None:
+    early = bundle("e", {}, manifest={"submitted": dt.date(2019, 1, 1)})
+    assert names(run(bench("similarity"), [early]))["dates"] == ["warning"]
+    cited = bundle("c", {}, manifest={"submitted": dt.date(2019, 1, 1), "origin": {"url": "u"}})
+    assert "dates" not in names(run(bench("similarity"), [cited]))
+
+
+def test_releases_are_immutable() -> None:
+    before = b'[[release]]\nname = "r1"\ndate = 2024-01-01\n'
+    after = b'[[release]]\nname = "r1"\ndate = 2024-02-01\n'
+    ctx = PullRequestContext(bundle_changes=1, releases_before=before, releases_after=after)
+    (f,) = [f for f in run_pull_request_checks(ctx) if f.check == "releases-file"]
+    assert f.severity == "error" and "r1" in f.message and "restore" in f.resolution
+
+
+# --------------------------------------------------------------------------- gindex
+def _flow() -> dict[str, Any]:
+    return copy.deepcopy(FLOW)
+
+
+def _relabel(flow: dict[str, Any]) -> dict[str, Any]:
+    """The same program with new node ids and another layout."""
+    out = copy.deepcopy(flow)
+    ids = {n["id"]: f"n{i}" for i, n in enumerate(out["flow"])}
+    for n in out["flow"]:
+        n["id"] = ids[n["id"]]
+        n["x"], n["y"] = n.get("x", 0) + 70, n.get("y", 0) + 30
+        n["wires"] = [[ids.get(w, w) for w in port] for port in n.get("wires", [])]
+    return out
+
+
+def test_same_program_ignores_ids_and_layout_only() -> None:
+    flow = _flow()
+    assert same_program(json.dumps(flow).encode(), json.dumps(_relabel(flow)).encode())
+    changed = _relabel(flow)
+    changed["flow"][0]["url"] = "localhost:3000/something-else"
+    assert not same_program(json.dumps(flow).encode(), json.dumps(changed).encode())
+    assert not same_program(b"not json", b"[]")
+
+
+def test_reference_program_for_an_unseen_task_is_a_leak() -> None:
+    flow = _flow()
+    b = bench("gindex", {"reference/http/http-00dcbf.json": json.dumps(flow)})
+    prog = {"programs/http-00dcbf.json": json.dumps(_relabel(flow))}
+    leaky = bundle("leaky", {**prog, "curriculum.csv": "domain,samples\ngmail-send,10\n"})
+    (f,) = [f for f in run(b, [leaky]) if f.check == "program-leak"]
+    assert f.severity == "error" and "http-00dcbf" in f.message and f.resolution
+    trained = bundle("trained", {**prog, "curriculum.csv": "domain,samples\nhttp,10\n"})
+    assert "program-leak" not in names(run(b, [trained]))
+
+
+def test_programs_copied_from_another_submission() -> None:
+    flow = _flow()
+    other = copy.deepcopy(flow)
+    other["flow"][0]["method"] = "GET"
+    peer = bundle("peer", {"programs/t1.json": json.dumps(flow),
+                           "programs/t2.json": json.dumps(other)})
+    copied = bundle("copied", {"programs/t1.json": json.dumps(_relabel(flow)),
+                               "programs/t2.json": json.dumps(_relabel(other))})
+    (f,) = [f for f in run(bench("gindex"), [copied], [peer]) if f.check == "copied-programs"]
+    assert f.severity == "error" and "2 of 2" in f.message and "'peer'" in f.message
+    third = copy.deepcopy(flow)
+    third["flow"][0]["url"] = "x"
+    partial = bundle("partial", {"programs/t1.json": json.dumps(_relabel(flow)),
+                                 "programs/t2.json": json.dumps(third),
+                                 "programs/t3.json": json.dumps(third)})
+    assert names(run(bench("gindex"), [partial], [peer]))["copied-programs"] == ["warning"]
+
+
+@pytest.mark.parametrize(
+    ("log", "settings", "expect"),
+    [
+        ("tflops,seconds\n0,100\n", {}, "error"),  # zero compute: E = log2(0) = -inf
+        ("tflops,seconds\n-5,100\n", {}, "error"),
+        ("tflops,seconds\n1e9,1\n", {}, "error"),  # 1 ZFLOPS: no such computer
+        ("tflops,seconds\n10,100\n", {"compute": 5000.0}, "error"),  # log says 1000
+        ("tflops,seconds\n10,1e9\n", {}, "warning"),  # 1e10 vs peers' 1e3: 7 orders
+        ("tflops,seconds\n10,100\n", {"compute": 1000.0}, None),
+    ],
+)
+def test_compute_log(log: str, settings: dict[str, Any], expect: str | None) -> None:
+    peers = [bundle(f"p{i}", {"compute.csv": f"tflops,seconds\n{10 + i},100\n"})
+             for i in range(3)]
+    found = names(run(bench("gindex"), [bundle("t", {"compute.csv": log}, settings)], peers))
+    if expect is None:
+        assert "compute-log" not in found
+    else:
+        assert expect in found["compute-log"]
+
+
+# --------------------------------------------------------------------------- aiq
+def test_aiq_same_agent_and_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aiq_checks, "_verify_function", lambda: None)
+    peer = bundle("peer", {"aiq.toml": 'agent = "q0"\nseed = 7\n'})
+    same = bundle("same", {"aiq.toml": 'agent = "q0"\nseed = 7\n'})
+    paired = bundle("paired", {"aiq.toml": 'agent = "hlq-lambda"\nseed = 7\n'})
+    found = run(bench("aiq"), [same, paired], [peer])
+    seeds = [f for f in found if f.check == "aiq-seed"]
+    assert [(f.severity, f.file) for f in seeds] == [("warning", "submissions/b/same/aiq.toml")]
+    # Without the engine the replay check says so instead of passing silently.
+    assert names(found)["aiq-replay"] == ["info", "info"]
+
+
+def test_aiq_forged_reward_from_the_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.errors import Problem
+
+    def verify(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
+        return [Problem(bundle.files.where("samples.csv"), "line 7: reward",
+                        "logged 100 but the replay gives -100", "")]
+
+    monkeypatch.setattr(aiq_checks, "_verify_function", lambda: verify)
+    (f,) = [f for f in run(bench("aiq"), [bundle("t", {"aiq.toml": ""})])
+            if f.check == "aiq-replay"]
+    assert f.severity == "error" and "replay gives -100" in f.message and f.resolution
+
+
+# --------------------------------------------------------------------------- similarity
+def test_repeated_similarity_runs() -> None:
+    runs = ("test_a,test_b,p,merge,agent,v_a,v_b,v_ab,seed\n"
+            "A,B,0.5,sampling,q,0.9,0.5,0.7,1\nA,B,0.5,sampling,q,0.9,0.5,0.7,2\n")
+    (f,) = [f for f in run(bench("similarity"), [bundle("t", {"runs.csv": runs})])
+            if f.check == "repeated-runs"]
+    assert f.severity == "warning" and "A–B" in f.message
