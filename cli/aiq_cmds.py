@@ -12,7 +12,8 @@ from typing import Annotated
 
 import typer
 
-from cli.context import console
+from cli.context import console, info, progress_reporter
+from cli.executor_opts import ExecutorOpt, SchedulerOpt, WorkersOpt, open_executor
 
 aiq_app = typer.Typer(
     name="aiq",
@@ -114,6 +115,154 @@ def replay_cmd(
     )
     for line in format_table(text, case["actions"], result):  # type: ignore[arg-type]
         console.print(line, markup=False)
+
+
+@aiq_app.command("run")
+def run_cmd(
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            help="random | freq | q0 | q-lambda | hlq-lambda [,key=value...], module:Class, "
+            "or cmd:PROGRAM ARGS (JSON lines; see docs/aiq.md).",
+        ),
+    ],
+    out: Annotated[Path, typer.Option("--out", help="Bundle folder to write.")],
+    episode_length: Annotated[
+        int, typer.Option("--episode-length", "-l", min=1, help="Cycles per run.")
+    ] = 1000,
+    samples: Annotated[
+        int, typer.Option("--samples", "-s", min=2, help="Runs in total (2 per program).")
+    ] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Root seed of every run.")] = 1,
+    traces: Annotated[
+        bool, typer.Option("--traces", help="Log every run's actions (makes it verifiable).")
+    ] = False,
+    benchmark: Annotated[
+        Path | None,
+        typer.Option(
+            "--benchmark",
+            help="AIQ benchmark folder (default: the parent of --out if it is one, else "
+            "submissions/aiq-bf5).",
+        ),
+    ] = None,
+    method: Annotated[
+        str, typer.Option("--method", help="stratified | mc-antithetic | mc.")
+    ] = "stratified",
+    step_timeout: Annotated[
+        float, typer.Option("--step-timeout", help="Seconds an external agent may take per step.")
+    ] = 10.0,
+    executor: ExecutorOpt = "local",
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Test an agent on the benchmark's BF programs and write a bundle (aiq.toml, samples.csv)."""
+    from pipeline.aiq_run import run_to_bundle
+
+    with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
+        run, written = run_to_bundle(
+            agent, episode_length, samples, seed, out, benchmark=benchmark, traces=traces,
+            method=method, executor=ex, progress=progress, step_timeout=step_timeout,
+        )  # fmt: skip
+    e = run.estimate
+    console.print(
+        f"AIQ {e.value:.2f} ± {e.half_ci:.2f} (95%, {e.pairs} pairs, {e.runs} runs; "
+        f"the original's interval would print ± {e.legacy_half_ci:.2f})",
+        markup=False,
+    )
+    for path in written:
+        info(f"wrote {path}")
+
+
+@aiq_app.command("verify")
+def verify_cmd(
+    bundle: Annotated[Path, typer.Argument(help="The bundle folder (aiq.toml, samples.csv).")],
+) -> None:
+    """Replay every logged run of a bundle and check its rewards, steps and status."""
+    from pipeline.aiq_verify import verify_dir
+    from pipeline.errors import ValidationFailed
+
+    result = verify_dir(bundle)
+    errors = [p for p in result.problems if p.severity == "error"]
+    if errors:
+        raise ValidationFailed(
+            result.problems, f"{len(errors)} problem(s): the bundle does not verify"
+        )
+    for p in result.problems:
+        info(f"warning {p}")
+    if result.verified:
+        console.print(f"verified: {result.replayed} runs replayed exactly", markup=False)
+    else:
+        console.print(
+            "reported: no traces to replay (rerun with --traces to make it verifiable)",
+            markup=False,
+        )
+
+
+@aiq_app.command("sample")
+def sample_cmd(
+    out: Annotated[Path, typer.Option("--out", help="Folder for programs.csv.gz, sampler.json.")],
+    count: Annotated[int, typer.Option("--count", min=1, help="Accepted programs.")] = 100_000,
+    seed: Annotated[int, typer.Option("--seed", min=0, help="Sampler seed.")] = 1,
+    symbols: Annotated[int, typer.Option("--symbols", "-n", help="Alphabet size n.")] = 5,
+    obs_cells: Annotated[int, typer.Option("--obs-cells", help="Observation cells.")] = 1,
+    reverse_output: Annotated[
+        bool, typer.Option("--reverse-output", help="Reward in the last output cell.")
+    ] = False,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Step limit per cycle.")] = 1000,
+    iterated: Annotated[
+        bool, typer.Option("--iterated", help="Iterate pointless-code removal to a fixed point.")
+    ] = False,
+    executor: ExecutorOpt = "local",
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Draw a benchmark's program sample (accepted programs with their strata)."""
+    from pipeline.aiq_run import sample_to_folder
+    from pipeline.errors import UsageError
+    from pipeline.metrics.bf import BFConfig
+
+    try:
+        config = BFConfig(symbols, obs_cells, reverse_output, max_steps=max_steps)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from exc
+    with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
+        sample, written = sample_to_folder(
+            count, seed, out, config=config, iterated=iterated, executor=ex, progress=progress
+        )
+    rate = count / max(sample.drawn, 1)
+    console.print(f"{count} programs accepted of {sample.drawn} drawn ({rate:.1%})", markup=False)
+    for path in written:
+        info(f"wrote {path}")
+
+
+@aiq_app.command("compare")
+def compare_cmd(
+    agent_a: Annotated[str, typer.Option("--agent", help="First agent (as for run).")],
+    agent_b: Annotated[str, typer.Option("--versus", help="Second agent.")],
+    episode_length: Annotated[int, typer.Option("--episode-length", "-l", min=1)] = 1000,
+    samples: Annotated[int, typer.Option("--samples", "-s", min=2, help="Runs per agent.")] = 2000,
+    seed: Annotated[int, typer.Option("--seed", min=0)] = 1,
+    benchmark: Annotated[Path | None, typer.Option("--benchmark", help="AIQ benchmark.")] = None,
+    executor: ExecutorOpt = "local",
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Paired AIQ difference of two agents (same programs and seeds: common random numbers)."""
+    from pipeline.aiq_run import compare_agents
+
+    with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
+        a, b, d = compare_agents(
+            agent_a, agent_b, episode_length, samples, seed, benchmark=benchmark, executor=ex,
+            progress=progress,
+        )  # fmt: skip
+    for run in (a, b):
+        e = run.estimate
+        console.print(f"{run.agent.text}: AIQ {e.value:.2f} ± {e.half_ci:.2f}", markup=False)
+    console.print(
+        f"difference: {d.value:.2f} ± {d.half_ci:.2f} (95%, paired over {d.pairs} programs)",
+        markup=False,
+    )
 
 
 def register(app: typer.Typer) -> None:

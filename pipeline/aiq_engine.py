@@ -115,6 +115,7 @@ class _Runner:
         executor: Any,
         record: bool,
         progress: Any,
+        step_timeout: float = 10.0,
     ) -> None:
         from pipeline.executor import InProcessExecutor
 
@@ -126,6 +127,7 @@ class _Runner:
         self.record = record
         self.progress = progress
         self.rows: list[list[SampleRow]] = [[] for _ in agents]
+        self.step_timeout = step_timeout
 
     def run(self, jobs: Sequence[tuple[int, int]], stage: int) -> list[list[RunResult]]:
         """Run (program id, sign) jobs for every agent; return results per agent."""
@@ -136,7 +138,11 @@ class _Runner:
         out: list[list[RunResult]] = []
         for k, spec in enumerate(self.agents):
             fn = functools.partial(
-                execute_run, agent=spec.text, settings=self.settings, record=self.record
+                execute_run,
+                agent=spec.text,
+                settings=self.settings,
+                record=self.record,
+                step_timeout=self.step_timeout,
             )
             label = f"{spec.kind} stage {stage}" if stage else spec.kind
             res = self.ex.map(fn, items, label=label, progress=self.progress)
@@ -250,6 +256,7 @@ def run_aiq(
     executor: Any = None,
     record: bool = False,
     progress: Any = None,
+    step_timeout: float = 10.0,
 ) -> AIQRun:
     """Test one agent with ``budget`` runs; return the logged runs and the estimate.
 
@@ -265,19 +272,29 @@ def run_aiq(
         raise ValueError(f"unknown method {method!r}; use one of {', '.join(METHODS)}")
     if budget < 2:
         raise ValueError("the budget (runs) must be >= 2")
-    runner = _Runner([spec], sample, settings, seed, executor, record, progress)
+    runner = _Runner([spec], sample, settings, seed, executor, record, progress, step_timeout)
+    try:
+        return _run_method(runner, spec, sample, settings, budget, seed, method)
+    finally:
+        from pipeline.aiq_external import close_external_agents
+
+        close_external_agents()
+
+
+def _run_method(
+    runner: _Runner,
+    spec: AgentSpec,
+    sample: ProgramSample,
+    settings: AIQSettings,
+    budget: int,
+    seed: int,
+    method: str,
+) -> AIQRun:
     stages: list[int] = []
     if method == "stratified":
         stages = _stratified(sample, budget, runner.pair_values)
-        est = estimate_stratified(
-            sample.p, pair_lists(pairs_by_stratum(runner.rows[0])), legacy_runs=stages[-1],
-            num_programs=len(sample.programs),
-        )  # fmt: skip
     elif method == "mc-antithetic":
         _in_order(sample, budget // 2, lambda pids: runner.pair_values(pids, 0))
-        by_pid = {pid: v for d in pairs_by_stratum(runner.rows[0]).values() for pid, v in d.items()}
-        pairs = [by_pid[pid] for pid in sorted(by_pid)]
-        est = estimate_mc_pairs(pairs)
     else:
 
         def single(pids: Sequence[int]) -> list[float | None]:
@@ -285,9 +302,34 @@ def run_aiq(
             return [None if r.failed else r.score for r in res]
 
         _in_order(sample, budget, single)
-        est = estimate_mc([r.reward for r in runner.rows[0] if r.status == STATUS_OK])
-    return AIQRun(spec, settings, method, budget, seed, len(sample.programs), stages,
-                  runner.rows[0], est)  # fmt: skip
+    rows = runner.rows[0]
+    est = estimate_from_rows(method, rows, sample.p, stages, len(sample.programs))
+    return AIQRun(spec, settings, method, budget, seed, len(sample.programs), stages, rows, est)
+
+
+def estimate_from_rows(
+    method: str,
+    rows: Sequence[SampleRow],
+    p: Sequence[float],
+    stages: Sequence[int] = (),
+    num_programs: int | None = None,
+) -> AIQEstimate:
+    """Return the estimate of a logged test (what the scorer recomputes from ``samples.csv``).
+
+    Sums run in program-id order, so the value does not depend on the order of the rows.
+    """
+    if method == "stratified":
+        return estimate_stratified(
+            p,
+            pair_lists(pairs_by_stratum(rows)),
+            legacy_runs=stages[-1] if stages else None,
+            num_programs=num_programs,
+        )
+    if method == "mc-antithetic":
+        by_pid = {pid: v for d in pairs_by_stratum(rows).values() for pid, v in d.items()}
+        return estimate_mc_pairs([by_pid[pid] for pid in sorted(by_pid)])
+    ok = sorted((r.program_id, r.reward) for r in rows if r.status == STATUS_OK)
+    return estimate_mc([x for _, x in ok])
 
 
 def run_aiq_difference(

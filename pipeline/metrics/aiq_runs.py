@@ -214,7 +214,13 @@ class RunItem(NamedTuple):
 
 
 def execute_run(
-    item: RunItem, *, agent: str, settings: AIQSettings, record: bool, plain: bool = False
+    item: RunItem,
+    *,
+    agent: str,
+    settings: AIQSettings,
+    record: bool,
+    plain: bool = False,
+    step_timeout: float = 10.0,
 ) -> RunResult:
     """Run one item (module-level and picklable for the executors).
 
@@ -230,7 +236,7 @@ def execute_run(
     from pipeline.aiq_external import external_agent
     from pipeline.metrics.bf_fast import FastMachine
 
-    obj = external_agent(spec)
+    obj = external_agent(spec, step_timeout)
     return run_episode_py(
         item.program, settings, obj, item.sign, item.seed, record=record,
         params=dict(spec.params), machine_cls=FastMachine,
