@@ -601,7 +601,9 @@ class DaskExecutor(_Base):
                         n_workers=workers or _default_workers(),
                         threads_per_worker=1,
                         processes=True,
-                        dashboard_address=None,
+                        # its HTTP server always starts: a free local port, never 8787
+                        # (which another cluster may hold)
+                        dashboard_address="127.0.0.1:0",
                         silence_logs=logging.ERROR,
                         preload=["pipeline.executor"],  # runs dask_setup in each worker
                     )

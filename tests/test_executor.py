@@ -414,3 +414,57 @@ def test_delta_matrix_is_identical_on_every_executor(
     upper = np.triu_indices(n)
     assert mats["local"][upper].tobytes() == kernel[upper].tobytes()
     assert 0 < float(np.mean(kernel)) < 1
+
+
+# --------------------------------------------------------------------------- AIQ runs
+
+
+def _aiq_items(n_programs: int) -> list[Any]:
+    from pipeline.metrics.aiq_runs import RunItem, run_seed
+    from pipeline.metrics.aiq_sampler import sample_block
+    from pipeline.metrics.bf import BFConfig
+
+    programs = sample_block(ROOT, n_programs, BFConfig()).programs
+    # antithetic pairs with per-(program, sign) seeds, as the stratified estimator runs them
+    return [RunItem(p, s, run_seed(ROOT, k, s)) for k, p in enumerate(programs) for s in (1, -1)]
+
+
+def test_aiq_runs_are_identical_on_every_executor(
+    local2: LocalProcessExecutor, dask2: DaskExecutor
+) -> None:
+    """The AIQ engine's work item (plain-Python agent and machine) on the three executors."""
+    from functools import partial
+
+    from pipeline.metrics.aiq_runs import AIQSettings, execute_run
+
+    items = _aiq_items(8)
+    fn = partial(
+        execute_run, agent="q-lambda", settings=AIQSettings(episode_length=100), record=True,
+        plain=True,
+    )  # fmt: skip
+    runs = {
+        kind: ex.map(fn, items, label="aiq")
+        for kind, ex in [("inprocess", InProcessExecutor()), ("local", local2), ("dask", dask2)]
+    }
+    assert runs["inprocess"] == runs["local"] == runs["dask"]
+    scores = np.array([r.score for r in runs["local"]])
+    assert np.array([r.score for r in runs["dask"]]).tobytes() == scores.tobytes()
+    assert all(r.actions for r in runs["dask"])  # the traces came back too
+
+
+@pytest.mark.slow  # each fresh worker process loads the numba kernels (seconds each)
+def test_aiq_compiled_runs_are_identical_on_every_executor(
+    local2: LocalProcessExecutor, dask2: DaskExecutor
+) -> None:
+    from pipeline.metrics.aiq_runs import AIQSettings, run_agent_on_programs
+
+    items = _aiq_items(12)
+    args = (
+        [it.program for it in items], AIQSettings(episode_length=200),
+        [it.seed for it in items], [it.sign for it in items],
+    )  # fmt: skip
+    runs = {
+        kind: run_agent_on_programs("q-lambda", *args, record=True, executor=ex)
+        for kind, ex in [("inprocess", InProcessExecutor()), ("local", local2), ("dask", dask2)]
+    }
+    assert runs["inprocess"] == runs["local"] == runs["dask"]
