@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.bundles import LoadedBenchmark, display, is_benchmark_dir, is_bundle_dir
-from pipeline.check_view import StaleEntry
+from pipeline.check_view import StaleEntry, StoreFacts
 from pipeline.errors import Problem, UsageError
 from pipeline.integrity import Finding, Ownership
 from pipeline.score import CODE_VERSION
@@ -381,14 +381,14 @@ def check(
     report = CheckReport(view.mode, view.base, view.base_commit, view.merge_base, seed=seed)
     report.findings = view.pr_findings()
     report.outside = view.outside
-    known = view.store_history(store_path, report.notes)
+    facts = view.store_facts(store_path, report.notes)
     with tempfile.TemporaryDirectory(prefix="gmeter-check-") as tmp:
         from pipeline.store import open_store
 
         # An in-memory DuckDB: nothing to clean up, no fsync per transaction.
         with open_store(Path(":memory:")) as store:
             for bench_id in view.benchmarks():
-                bc = _check_benchmark(view, bench_id, store, Path(tmp), known=known, seed=seed,
+                bc = _check_benchmark(view, bench_id, store, Path(tmp), facts=facts, seed=seed,
                                       options=options, executor=executor, today=today,
                                       progress=progress)
                 report.benchmarks.append(bc)
@@ -398,7 +398,7 @@ def check(
 
 
 def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
-                     known: dict[str, list[str]], seed: int, options: dict[str, Any],
+                     facts: StoreFacts, seed: int, options: dict[str, Any],
                      executor: Any, today: dt.date,
                      progress: Callable[[str, int, int], None] | None) -> BenchmarkCheck:
     from pipeline.integrity import IntegrityContext, run_benchmark_checks
@@ -452,7 +452,7 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         benchmark=inp,
         targets=[inputs[t] for t in sorted(targets) if t in inputs],
         peers=[b for i, b in sorted(inputs.items()) if i not in targets],
-        known_hashes=_known(bench_id, before, known, set(bc.deleted)),
+        known_hashes=_known(bench_id, before, facts.history, set(bc.deleted)),
         today=today,
         benchmark_changed=view.benchmark_files(bench_id),
         base_benchmark=before.input if before is not None else None,
@@ -463,6 +463,11 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
     bc.findings = [f for f in run_benchmark_checks(ctx)
                    if (f.file, f.field, f.message) not in shown]
     bc.stale = view.stale(bench_id, inp.version, exclude=targets)
+    scored_on = facts.scored_on.get(bench_id)
+    if scored_on is not None and scored_on[0] and scored_on[0] != inp.content_hash:
+        published = sorted({r["bundle"] for r in st_before.rows} - targets)
+        bc.stale += [StaleEntry(b, scored_on[1] or scored_on[0][:10], "", "scored")
+                     for b in published]
     return bc
 
 

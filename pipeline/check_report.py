@@ -169,10 +169,11 @@ def _benchmark_md(b: BenchmarkCheck) -> list[str]:
     if b.findings:
         out += ["**Integrity**", "", *_findings_md(b.findings), ""]
     if b.stale:
-        out += [f"**Stale entries** (last submitted under an older version than v{md(b.version)})",
-                ""]
-        out += [f"- {md(s.bundle)}: v{md(s.version)} (commit `{s.commit[:12]}`)"
-                for s in b.stale]
+        out += [f"**Stale entries** (they belong to another version than v{md(b.version)})", ""]
+        out += [f"- {md(s.bundle)}: submitted under v{md(s.version)} (commit `{s.commit[:12]}`)"
+                if s.why == "submitted" else
+                f"- {md(s.bundle)}: the published score was computed on v{md(s.version)}; "
+                "`gmeter score` recomputes it after the merge" for s in b.stale]
         out.append("")
     return out
 
@@ -240,7 +241,7 @@ def to_text(r: CheckReport) -> str:
         out += [f"  {p.severity}: {p}" for p in b.problems]
         out += [f"  {f.severity}: [{f.check}] {f.file}: {f.field}: {f.message} — "
                 f"{f.resolution}" for f in b.findings]
-        out += [f"  stale: {s.bundle} (v{s.version})" for s in b.stale]
+        out += [f"  stale: {s.bundle} ({s.why} under v{s.version})" for s in b.stale]
     return "\n".join(out) + "\n"
 
 

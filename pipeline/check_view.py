@@ -26,11 +26,25 @@ EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 
 @dataclass(frozen=True)
 class StaleEntry:
-    """A bundle last committed when the benchmark had another version."""
+    """An entry that belongs to another version of its benchmark.
+
+    Attributes
+    ----------
+    bundle : str
+        The bundle.
+    version : str
+        The benchmark version it belongs to.
+    commit : str
+        The bundle's last commit (empty for store-based markers).
+    why : str
+        ``submitted`` (the bundle was last changed under ``version``) or ``scored`` (the
+        store's published scores were computed on ``version``).
+    """
 
     bundle: str
     version: str
-    commit: str
+    commit: str = ""
+    why: str = "submitted"
 
 
 @dataclass
@@ -212,21 +226,43 @@ class CheckView:
         )
         return run_pull_request_checks(ctx)
 
-    def store_history(self, store_path: Path | None, notes: list[str]) -> dict[str, list[str]]:
-        """Content hash → ``benchmark/bundle`` of every version an existing store remembers."""
+    def store_facts(self, store_path: Path | None, notes: list[str]) -> StoreFacts:
+        """Read what an existing store knows: every bundle version, what was last scored."""
+        facts = StoreFacts()
         if store_path is None or not Path(store_path).exists():
-            return {}
+            return facts
         from pipeline.store import open_store
 
-        out: dict[str, list[str]] = {}
         try:
             with open_store(Path(store_path), read_only=True) as store:
                 for rec in store.bundles(current_only=False):
-                    out.setdefault(rec.content_hash, []).append(f"{rec.benchmark}/{rec.id}")
+                    facts.history.setdefault(rec.content_hash, []).append(
+                        f"{rec.benchmark}/{rec.id}")
+                _, rows = store.query(
+                    "select r.benchmark, r.benchmark_hash, b.version from score_runs r "
+                    "left join benchmarks b on b.id = r.benchmark "
+                    "and b.content_hash = r.benchmark_hash where r.release = 'current'")
+                facts.scored_on = {r[0]: (str(r[1] or ""), str(r[2] or "")) for r in rows}
         except StoreError as exc:
             notes.append(f"the store {store_path} could not be read ({exc.message}); the "
                          "resubmission check used the base state only")
-        return out
+        return facts
+
+
+@dataclass
+class StoreFacts:
+    """Facts from an existing store (empty when there is none).
+
+    Attributes
+    ----------
+    history : dict
+        Content hash → ``benchmark/bundle`` of every bundle version ever ingested.
+    scored_on : dict
+        Benchmark id → (benchmark content hash, version) its ``current`` scores were computed on.
+    """
+
+    history: dict[str, list[str]] = field(default_factory=dict)
+    scored_on: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def _contact(data: bytes | None) -> str:

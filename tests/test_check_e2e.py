@@ -21,6 +21,7 @@ from check_fixtures import (
     bundle,
     commit,
     generality_repo,
+    git,
     write,
 )
 
@@ -235,3 +236,31 @@ def test_outside_a_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 def test_items_are_the_fixture_items() -> None:
     assert tuple(REF["ref"]) == ITEMS
+
+
+def test_store_history_and_published_scores(repo: Path, tmp_path: Path) -> None:
+    """An existing store adds resubmissions of retired bundles and store-based stale markers."""
+    from pipeline.ingest import ingest
+    from pipeline.score import score_all
+    from pipeline.store import open_store
+
+    db = tmp_path / "published.duckdb"
+    with open_store(db) as store:
+        ingest(store, [Path("submissions")])
+        score_all(store, executor=InProcessExecutor())
+    git(repo, "checkout", "-q", "main")
+    saved = (repo / BENCH / "sys-b").rename(tmp_path / "sys-b")  # retired on main since
+    commit(repo, "retire sys-b", email="maintainer@example.org")
+    git(repo, "checkout", "-q", "-B", "pr")
+    shutil.copytree(saved, repo / BENCH / "sys-b-again")
+    p = repo / BENCH / "benchmark.toml"
+    p.write_text(p.read_text().replace('version = "1.0.0"', 'version = "2.0.0"'),
+                 encoding="utf-8")
+    commit(repo, "sys-b again, and a new version")
+    r = run(store_path=db)
+    b = r.benchmarks[0]
+    (f,) = [f for f in b.findings if f.check == "resubmission"]
+    assert "toy-aref/sys-b" in f.message  # known from the store's history only
+    why = {(s.bundle, s.why) for s in b.stale}
+    assert ("sys-a", "scored") in why and ("sys-a", "submitted") in why
+    assert "published score was computed on v1.0.0" in to_markdown(r)
