@@ -50,6 +50,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 from scipy.optimize import linear_sum_assignment
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 EPS = 1e-9
 """A subproblem is pruned when its bound is not above the incumbent by more than this."""
@@ -95,120 +97,89 @@ def conflict_matrix(
 
 
 class _Block:
-    """One connected block of the candidate bipartite graph."""
+    """One connected block of the candidate bipartite graph, as a dense local matrix."""
 
-    __slots__ = ("cand", "cols", "ncol", "nrow", "rows", "single")
+    __slots__ = ("cand", "idx", "single", "weights")
 
-    def __init__(self, cand: IntArray, rows: IntArray, cols: IntArray, nrow: int, ncol: int):
+    def __init__(self, cand: IntArray, cu: IntArray, cv: IntArray, cw: FloatArray, dead: int):
         self.cand = cand  # candidate indices
-        self.rows = rows  # local row of each candidate
-        self.cols = cols  # local column of each candidate
-        self.nrow = nrow
-        self.ncol = ncol
-        self.single = nrow == 1 or ncol == 1
-
-
-def _blocks(cu: IntArray, cv: IntArray) -> tuple[list[_Block], IntArray]:
-    """Split candidates into connected components of the row–column graph."""
-    n = len(cu)
-    parent: dict[tuple[int, int], tuple[int, int]] = {}
-
-    def find(x: tuple[int, int]) -> tuple[int, int]:
-        root = x
-        while parent.setdefault(root, root) != root:
-            root = parent[root]
-        while parent[x] != root:
-            parent[x], x = root, parent[x]
-        return root
-
-    ul = cu.tolist()
-    vl = cv.tolist()
-    for i in range(n):
-        ra, rb = find((0, ul[i])), find((1, vl[i]))
-        if ra != rb:
-            parent[ra] = rb
-    label: dict[tuple[int, int], int] = {}
-    members: list[list[int]] = []
-    block_of = np.empty(n, dtype=np.intp)
-    for i in range(n):
-        r = find((0, ul[i]))
-        b = label.get(r)
-        if b is None:
-            b = label[r] = len(members)
-            members.append([])
-        members[b].append(i)
-        block_of[i] = b
-    blocks: list[_Block] = []
-    for mem in members:
-        cand = np.asarray(mem, dtype=np.intp)
         ru, rinv = np.unique(cu[cand], return_inverse=True)
         cvu, cinv = np.unique(cv[cand], return_inverse=True)
-        blocks.append(
-            _Block(cand, rinv.astype(np.intp), cinv.astype(np.intp), len(ru), len(cvu))
-        )
+        self.single = len(ru) == 1 or len(cvu) == 1
+        # local matrix of candidate ids; ``dead`` (an always-dead slot) where there is none
+        self.idx = np.full((len(ru), len(cvu)), dead, dtype=np.intp)
+        self.idx[rinv, cinv] = cand
+        self.weights = np.zeros((len(ru), len(cvu)))
+        self.weights[rinv, cinv] = cw[cand]
+
+    def solve(self, alive: BoolArray, cw: FloatArray) -> tuple[float, list[int]]:
+        """Maximum-weight matching restricted to ``alive`` candidates: (weight, chosen)."""
+        if self.single:
+            live = self.cand[alive[self.cand]]
+            if len(live) == 0:
+                return 0.0, []
+            c = int(live[int(np.argmax(cw[live]))])
+            return float(cw[c]), [c]
+        mat = self.weights * alive[self.idx]
+        r, c = linear_sum_assignment(mat, maximize=True)
+        picked = self.idx[r, c][mat[r, c] > 0]
+        return float(cw[picked].sum()), picked.tolist()
+
+
+def _blocks(cu: IntArray, cv: IntArray, cw: FloatArray, dead: int) -> tuple[list[_Block], IntArray]:
+    """Split candidates into connected components of the row–column graph."""
+    n = len(cu)
+    nr = int(cu.max()) + 1
+    nc = int(cv.max()) + 1
+    g = coo_matrix((np.ones(n), (cu, cv + nr)), shape=(nr + nc, nr + nc))
+    _, label = connected_components(g, directed=False)
+    lab = label[cu]
+    order = np.argsort(lab, kind="stable")
+    cuts = np.flatnonzero(np.diff(lab[order])) + 1
+    blocks: list[_Block] = []
+    block_of = np.empty(n, dtype=np.intp)
+    for b, cand in enumerate(np.split(order, cuts)):
+        blocks.append(_Block(cand, cu, cv, cw, dead))
+        block_of[cand] = b
     return blocks, block_of
 
 
-def _solve_block(
-    blk: _Block, alive: BoolArray, cw: FloatArray
-) -> tuple[float, list[int]]:
-    """Maximum-weight matching of one block restricted to ``alive`` candidates."""
-    mask = alive[blk.cand]
-    if not mask.any():
-        return 0.0, []
-    cand = blk.cand[mask]
-    if blk.single or len(cand) == 1:
-        k = int(np.argmax(cw[cand]))
-        c = int(cand[k])
-        return float(cw[c]), [c]
-    rows = blk.rows[mask]
-    cols = blk.cols[mask]
-    mat = np.zeros((blk.nrow, blk.ncol))
-    mat[rows, cols] = cw[cand]
-    idx = np.full((blk.nrow, blk.ncol), -1, dtype=np.intp)
-    idx[rows, cols] = cand
-    r, c = linear_sum_assignment(mat, maximize=True)
-    picked = idx[r, c]
-    picked = picked[picked >= 0]
-    return float(cw[picked].sum()), [int(x) for x in picked]
-
-
-def _repair(chosen: list[int], conf: BoolArray, cw: FloatArray) -> list[int]:
+def _repair(chosen: list[int], conf: dict[int, set[int]], cw: FloatArray) -> list[int]:
     """Drop candidates of ``chosen`` until no two conflict (most conflicts, then lightest)."""
-    keep = list(chosen)
-    sub = conf[np.ix_(keep, keep)].copy()
-    deg = sub.sum(axis=1)
-    while deg.any():
-        w = cw[keep]
-        # most conflicts first, then the smallest weight
-        order = np.lexsort((w, -deg))
-        k = int(order[0])
-        deg -= sub[:, k]
-        sub[k, :] = False
-        sub[:, k] = False
-        deg[k] = 0
-        keep[k] = -1
-    return [c for c in keep if c >= 0]
+    keep = set(chosen)
+    hot = {c: conf[c] & keep for c in chosen if c in conf}
+    hot = {c: s for c, s in hot.items() if s}
+    while hot:
+        c = max(hot, key=lambda x: (len(hot[x]), -cw[x], -x))
+        for d in hot.pop(c):
+            s = hot.get(d)
+            if s is not None:
+                s.discard(c)
+                if not s:
+                    del hot[d]
+        keep.discard(c)
+    return sorted(keep)
 
 
 def _augment(
-    chosen: list[int], alive: BoolArray, conf: BoolArray, cu: IntArray, cv: IntArray,
+    chosen: list[int], alive: BoolArray, conf: dict[int, set[int]], cu: IntArray, cv: IntArray,
     cw: FloatArray,
 ) -> list[int]:
     """Greedily add alive candidates (heaviest first) that fit the partial solution."""
     used_u = {int(cu[c]) for c in chosen}
     used_v = {int(cv[c]) for c in chosen}
     out = list(chosen)
-    bad: BoolArray = np.zeros(len(cw), dtype=bool)
-    if out:
-        bad |= conf[out].any(axis=0)
-    for c in np.flatnonzero(alive)[np.argsort(-cw[alive], kind="stable")].tolist():
-        if bad[c] or int(cu[c]) in used_u or int(cv[c]) in used_v:
+    bad: set[int] = set()
+    for c in out:
+        bad |= conf.get(c, set())
+    live = np.flatnonzero(alive)
+    for c in live[np.argsort(-cw[live], kind="stable")].tolist():
+        if c in bad or int(cu[c]) in used_u or int(cv[c]) in used_v:
             continue
         out.append(c)
         used_u.add(int(cu[c]))
         used_v.add(int(cv[c]))
-        bad |= conf[c]
+        bad |= conf.get(c, set())
     return out
 
 
@@ -216,7 +187,7 @@ def max_weight_association_clique(
     cu: IntArray,
     cv: IntArray,
     cw: FloatArray,
-    conf: BoolArray,
+    conflicts: npt.ArrayLike,
     *,
     max_nodes: int | None = 200_000,
     time_limit: float | None = None,
@@ -230,9 +201,10 @@ def max_weight_association_clique(
         ``(cu[i], cv[i])`` appears at most once.
     cw : array of float, shape (C,)
         Candidate weights :math:`w > 0`.
-    conf : array of bool, shape (C, C)
-        Symmetric conflict matrix (:func:`conflict_matrix`); pairs sharing a node need not
-        be marked, the matching structure excludes them.
+    conflicts : array of int, shape (P, 2)
+        The conflicting candidate pairs ``(i, j)`` (:func:`conflict_matrix` or
+        :func:`pipeline.metrics.delta.conflict_pairs`); pairs sharing a node need not be
+        listed, the matching structure excludes them.
     max_nodes, time_limit : int or None, float or None
         Budget. When it runs out the best clique so far is returned with ``exact=False``.
 
@@ -253,19 +225,31 @@ def max_weight_association_clique(
     n = len(cu)
     if n == 0:
         return CliqueResult((), 0.0, True, 0)
-    blocks, block_of = _blocks(cu, cv)
-    alive = np.ones(n, dtype=bool)
-    results = [_solve_block(b, alive, cw) for b in blocks]
+    pairs = np.asarray(conflicts, dtype=np.intp).reshape(-1, 2)
+    conf: dict[int, set[int]] = {}
+    for i, j in pairs.tolist():
+        conf.setdefault(i, set()).add(j)
+        conf.setdefault(j, set()).add(i)
+    blocks, block_of = _blocks(cu, cv, cw, n)
+    alive = np.ones(n + 1, dtype=bool)
+    alive[n] = False  # the dead slot of the blocks' local matrices
+    results = [b.solve(alive, cw) for b in blocks]
     nodes = 1
     chosen = [c for _, ch in results for c in ch]
-    if not conf[np.ix_(chosen, chosen)].any():
-        chosen.sort()
-        return CliqueResult(tuple(chosen), float(cw[chosen].sum()), True, nodes)
+    first = _repair(chosen, conf, cw)
+    if len(first) == len(chosen):
+        first.sort()
+        return CliqueResult(tuple(first), float(cw[first].sum()), True, nodes)
 
     start = time.perf_counter()
-    best = _augment(_repair(chosen, conf, cw), alive, conf, cu, cv, cw)
+    best = _augment(first, alive[:n], conf, cu, cv, cw)
     best_w = float(cw[best].sum())
     exact = True
+    conf_arr = {c: np.fromiter(s, dtype=np.intp, count=len(s)) for c, s in conf.items()}
+    row_order = np.argsort(cu, kind="stable")
+    row_cut = np.searchsorted(cu[row_order], np.arange(int(cu.max()) + 2))
+    col_order = np.argsort(cv, kind="stable")
+    col_cut = np.searchsorted(cv[col_order], np.arange(int(cv.max()) + 2))
     # a stack entry: (alive, fixed candidates, fixed weight, block results, bound)
     bound0 = sum(v for v, _ in results)
     stack: list[tuple[BoolArray, list[int], float, list[tuple[float, list[int]]], float]] = [
@@ -276,9 +260,10 @@ def max_weight_association_clique(
         if bound <= best_w + EPS:
             continue
         chosen = [c for _, ch in results for c in ch]
-        sub = conf[np.ix_(chosen, chosen)]
-        deg = sub.sum(axis=1)
-        if not deg.any():
+        chosen_set = set(chosen)
+        deg = {c: len(conf[c] & chosen_set) for c in chosen if c in conf}
+        deg = {c: d for c, d in deg.items() if d}
+        if not deg:
             best, best_w = fixed + chosen, bound
             continue
         feasible = fixed + _repair(chosen, conf, cw)
@@ -291,26 +276,27 @@ def max_weight_association_clique(
             exact = False
             break
         # branch on the most conflicted candidate (heaviest among equals)
-        cw_ch = cw[chosen]
-        k = int(np.lexsort((-cw_ch, -deg))[0])
-        c = chosen[k]
+        c = max(deg, key=lambda x: (deg[x], cw[x], -x))
         cb = int(block_of[c])
         # child 1: c excluded
         alive_ex = alive.copy()
         alive_ex[c] = False
         res_ex = list(results)
-        res_ex[cb] = _solve_block(blocks[cb], alive_ex, cw)
-        bound_ex = base + sum(v for v, _ in res_ex)
+        res_ex[cb] = blocks[cb].solve(alive_ex, cw)
+        bound_ex = bound - results[cb][0] + res_ex[cb][0]
         nodes += 1
         # child 2: c included; its row, column and conflicting candidates go
-        removed = alive & (conf[c] | (cu == cu[c]) | (cv == cv[c]))
-        alive_in = alive & ~removed
+        u, v = int(cu[c]), int(cv[c])
+        alive_in = alive.copy()
+        alive_in[row_order[row_cut[u] : row_cut[u + 1]]] = False
+        alive_in[col_order[col_cut[v] : col_cut[v + 1]]] = False
+        alive_in[conf_arr[c]] = False
         res_in = list(results)
-        dirty = {int(block_of[x]) for x in chosen if removed[x] and x != c}
         v_c, ch_c = results[cb]
         res_in[cb] = (v_c - float(cw[c]), [x for x in ch_c if x != c])
+        dirty = {int(block_of[x]) for x in chosen if x != c and not alive_in[x]}
         for b in dirty:
-            res_in[b] = _solve_block(blocks[b], alive_in, cw)
+            res_in[b] = blocks[b].solve(alive_in, cw)
         base_in = base + float(cw[c])
         bound_in = base_in + sum(v for v, _ in res_in)
         nodes += 1

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 from scipy.optimize import linear_sum_assignment
 
 from pipeline.metrics.clique import max_weight_association_clique
@@ -160,10 +161,12 @@ def candidates(
 def conflict_pairs(
     fa: NormalFlow, fb: NormalFlow, cu: Sequence[int], cv: Sequence[int], *, strict: bool
 ) -> list[tuple[int, int]]:
-    """Pairs of candidates ``(i, j)``, ``i < j``, whose wiring conflicts.
+    """Pairs of candidates ``(i, j)``, ``i < j``, whose wiring conflicts (sorted).
 
     A conflict needs an edge between the two nodes in flow a or in flow b, so only candidate
-    pairs along edges are examined (cost proportional to edges, not to candidates squared).
+    pairs along edges are examined: along a's edges, and along b's edges under the strict
+    rule (under the loose rule only along b's 2-cycles, since without an edge in a both
+    directions must differ in b).
     """
     rows: dict[int, list[int]] = {}
     cols: dict[int, list[int]] = {}
@@ -171,12 +174,22 @@ def conflict_pairs(
         rows.setdefault(u, []).append(k)
         cols.setdefault(v, []).append(k)
     sa, sb = fa.succ, fb.succ
+    work = 0
+    for x1, ks1 in rows.items():
+        for x2 in sa[x1]:
+            ks2 = rows.get(x2)
+            if ks2 is not None:
+                work += len(ks1) * len(ks2)
+    if work > 4000:
+        return _conflict_pairs_np(fa, fb, cu, cv, strict=strict)
     seen: set[tuple[int, int]] = set()
     out: list[tuple[int, int]] = []
 
-    def visit(group: dict[int, list[int]], succ: tuple[frozenset[int], ...]) -> None:
+    def visit(group: dict[int, list[int]], succ: tuple[frozenset[int], ...], b_side: bool) -> None:
         for x1, ks1 in group.items():
             for x2 in succ[x1]:
+                if b_side and not strict and x1 not in succ[x2]:
+                    continue
                 ks2 = group.get(x2)
                 if ks2 is None or x2 == x1:
                     continue
@@ -197,10 +210,59 @@ def conflict_pairs(
                         if (a1 != b1 or a2 != b2) if strict else (a1 != b1 and a2 != b2):
                             out.append(key)
 
-    visit(rows, sa)
-    visit(cols, sb)
+    visit(rows, sa, False)
+    visit(cols, sb, True)
     out.sort()
     return out
+
+
+def _pairs_along_edges(
+    keys: npt.NDArray[np.intp], n: int, edges: npt.NDArray[np.intp]
+) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """All candidate pairs (i, j) with ``keys[i] = p`` and ``keys[j] = q`` for edges (p, q)."""
+    order = np.argsort(keys, kind="stable")
+    starts = np.searchsorted(keys[order], np.arange(n + 1))
+    counts = np.diff(starts)
+    p, q = edges[:, 0], edges[:, 1]
+    cnt = counts[p] * counts[q]
+    total = int(cnt.sum())
+    if total == 0:
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty
+    e = np.repeat(np.arange(len(p)), cnt)
+    offs = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt)
+    qc = counts[q][e]
+    i = order[starts[p][e] + offs // qc]
+    j = order[starts[q][e] + offs % qc]
+    return i, j
+
+
+def _conflict_pairs_np(
+    fa: NormalFlow, fb: NormalFlow, cu: Sequence[int], cv: Sequence[int], *, strict: bool
+) -> list[tuple[int, int]]:
+    """Vectorised :func:`conflict_pairs` for large flows (same result)."""
+    A, B = fa.adj, fb.adj
+    ua = np.asarray(cu, dtype=np.intp)
+    va = np.asarray(cv, dtype=np.intp)
+    ea = np.argwhere(A)
+    ea = ea[ea[:, 0] != ea[:, 1]]
+    eb = np.argwhere(B)
+    eb = eb[eb[:, 0] != eb[:, 1]]
+    if not strict:
+        eb = eb[B[eb[:, 1], eb[:, 0]]]  # only b's 2-cycles can conflict without an a-edge
+    i1, j1 = _pairs_along_edges(ua, fa.n, ea)
+    i2, j2 = _pairs_along_edges(va, fb.n, eb)
+    i = np.concatenate([i1, i2])
+    j = np.concatenate([j1, j2])
+    u1, u2, v1, v2 = ua[i], ua[j], va[i], va[j]
+    ok = (u1 != u2) & (v1 != v2)
+    d1 = A[u1, u2] != B[v1, v2]
+    d2 = A[u2, u1] != B[v2, v1]
+    bad = ok & ((d1 | d2) if strict else (d1 & d2))
+    lo = np.minimum(i[bad], j[bad])
+    hi = np.maximum(i[bad], j[bad])
+    key = np.unique(lo * len(ua) + hi)
+    return list(zip((key // len(ua)).tolist(), (key % len(ua)).tolist(), strict=True))
 
 
 def _matching(
@@ -258,15 +320,11 @@ def _solve(
     if not conf:
         chosen = _matching(cu, cv, cw, spans)
     else:
-        cmat = np.zeros((len(cu), len(cu)), dtype=bool)
-        ii, jj = np.asarray(conf, dtype=np.intp).T
-        cmat[ii, jj] = True
-        cmat[jj, ii] = True
         res = max_weight_association_clique(
             np.asarray(cu, dtype=np.intp),
             np.asarray(cv, dtype=np.intp),
             np.asarray(cw, dtype=np.float64),
-            cmat,
+            conf,
             max_nodes=max_nodes,
             time_limit=time_limit,
         )

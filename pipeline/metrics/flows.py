@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NamedTuple
@@ -430,3 +430,104 @@ def w_paper(a1: NodeAttrs, a2: NodeAttrs) -> float:
         return 1.0
     num = len(a1.iset & a2.iset)
     return 1.0 if num == den else num / den
+
+
+# --------------------------------------------------------------------------- synthetic flows
+def compose_flows(parts: Sequence[Any], *, chain: bool = True) -> list[dict[str, Any]]:
+    """Concatenate flows into one larger flow (for benchmarks, tests and simulation).
+
+    Node ids (and ``z``/``wires`` references) of part ``k`` get the prefix ``"k:"``, so the
+    parts stay disjoint. With ``chain``, the first wired node of each part also feeds the
+    first node of the next part, so the parts are connected.
+    """
+    out: list[dict[str, Any]] = []
+    prev_first: dict[str, Any] | None = None
+    for k, part in enumerate(parts):
+        nodes = load_flow(part)
+        ids = {n.get("id") for n in nodes if isinstance(n, dict)}
+
+        def ren(x: Any, k: int = k, ids: set[Any] = ids) -> Any:
+            return f"{k}:{x}" if isinstance(x, str) and x in ids else x
+
+        first: dict[str, Any] | None = None
+        for node in nodes:
+            new = dict(node)
+            new["id"] = ren(node.get("id"))
+            if "z" in new:
+                new["z"] = ren(new["z"])
+            w = node.get("wires")
+            if isinstance(w, list):
+                new["wires"] = [
+                    [ren(t) for t in port] if isinstance(port, list) else ren(port) for port in w
+                ]
+                if first is None and w and isinstance(w[0], list):
+                    first = new
+            out.append(new)
+        if chain and prev_first is not None and first is not None:
+            ports = prev_first["wires"]
+            prev_first["wires"] = [*ports[:-1], [*ports[-1], first["id"]]]
+        prev_first = first if first is not None else prev_first
+    return out
+
+
+def mutate_flow(
+    flow: Any, rng: np.random.Generator, n_mutations: int = 3
+) -> list[dict[str, Any]]:
+    """Apply ``n_mutations`` random edits to a copy of ``flow`` (deterministic given ``rng``).
+
+    Edits: change an attribute value, drop a node, duplicate a node under a new id, reverse
+    an edge, add an edge, drop an edge. Used to generate test and benchmark pairs.
+    """
+    nodes = [dict(n) for n in load_flow(flow)]
+    for n in nodes:
+        if isinstance(n.get("wires"), list):
+            n["wires"] = [list(p) if isinstance(p, list) else p for p in n["wires"]]
+    counter = 0
+    for _ in range(n_mutations):
+        if not nodes:
+            break
+        op = int(rng.integers(6))
+        i = int(rng.integers(len(nodes)))
+        node = nodes[i]
+        wired = [n for n in nodes if n.get("wires") and isinstance(n["wires"][0], list)]
+        if op == 0:
+            keys = [k for k in node if k not in SKIP_REFERENCE]
+            if keys:
+                k = keys[int(rng.integers(len(keys)))]
+                node[k] = f"mutated-{int(rng.integers(1000))}"
+        elif op == 1 and len(nodes) > 1:
+            gone = nodes.pop(i).get("id")
+            for n in nodes:
+                if isinstance(n.get("wires"), list):
+                    n["wires"] = [
+                        [t for t in p if t != gone] if isinstance(p, list) else p
+                        for p in n["wires"]
+                    ]
+        elif op == 2:
+            counter += 1
+            new = dict(node)
+            new["id"] = f"{node.get('id')}~{counter}"
+            if isinstance(node.get("wires"), list):
+                new["wires"] = [list(p) if isinstance(p, list) else p for p in node["wires"]]
+            nodes.append(new)
+        elif op in (3, 4, 5) and wired:
+            src = wired[int(rng.integers(len(wired)))]
+            targets = [t for p in src["wires"] for t in p]
+            by_id = {n.get("id"): n for n in nodes}
+            if op == 3 and targets:
+                t = targets[int(rng.integers(len(targets)))]
+                dst = by_id.get(t)
+                if dst is not None:
+                    src["wires"] = [[x for x in p if x != t] for p in src["wires"]]
+                    if isinstance(dst.get("wires"), list) and dst["wires"]:
+                        dst["wires"][0].append(src["id"])
+                    else:
+                        dst["wires"] = [[src["id"]]]
+            elif op == 4:
+                t = nodes[int(rng.integers(len(nodes)))].get("id")
+                if t != src.get("id"):
+                    src["wires"][0].append(t)
+            elif op == 5 and targets:
+                t = targets[int(rng.integers(len(targets)))]
+                src["wires"] = [[x for x in p if x != t] for p in src["wires"]]
+    return nodes
