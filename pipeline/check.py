@@ -180,30 +180,17 @@ class CheckReport:
 def tie_groups(
     intervals: Sequence[tuple[float, float | None, float | None]], direction: str
 ) -> list[int | None]:
-    r"""Tie groups: one plus the number of entries *surely* better (LMArena's "rank (UB)").
+    r"""Tie groups as on the site: one plus the number of entries *surely* better.
 
-    .. math:: g_i = 1 + \\#\\{j : l_j > h_i\\}
+    .. math:: g_i = 1 + \#\{j : l_j > h_i\}
 
     for higher-is-better metrics with interval :math:`[l_i, h_i]` (the point value when there
-    is none), so every entry whose interval reaches the leader's lower bound shares group 1.
-    Lower-is-better metrics mirror it. NaN values get ``None``. The site uses the same rule
-    (:func:`pipeline.standings.rank_groups`); a test keeps the two equal.
+    is none), so every entry whose interval reaches the leader's lower bound shares group 1
+    (LMArena's "rank (UB)"). The one definition is :func:`pipeline.standings.rank_groups`.
     """
-    lows, highs, ok = [], [], []
-    for v, lo, hi in intervals:
-        good = v is not None and not math.isnan(v)
-        ok.append(good)
-        lo_ = lo if good and lo is not None and not math.isnan(lo) else v
-        hi_ = hi if good and hi is not None and not math.isnan(hi) else v
-        lows.append(min(lo_, v) if good else math.nan)
-        highs.append(max(hi_, v) if good else math.nan)
-    if direction == "lower":
-        lows, highs = [-h for h in highs], [-x for x in lows]
-    out: list[int | None] = []
-    for hi, good in zip(highs, ok, strict=True):
-        out.append(1 + sum(1 for lo, g in zip(lows, ok, strict=True) if g and lo > hi)
-                   if good else None)
-    return out
+    from pipeline.standings import rank_groups
+
+    return rank_groups(intervals, direction)
 
 
 def entries_of(rows: Sequence[dict[str, Any]], metric: str, direction: str) -> list[Entry]:
