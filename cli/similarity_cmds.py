@@ -20,6 +20,7 @@ import typer
 from typer.core import TyperGroup
 
 from cli.context import console, info
+from cli.executor_opts import ExecutorOpt, SchedulerOpt, WorkersOpt, open_executor
 
 
 class _RunsOrSubcommand(TyperGroup):
@@ -98,6 +99,111 @@ def show_cmd(
     _print_tables(data)
 
 
+@similarity_app.command("run")
+def run_cmd(
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", help="Bundle folder to write, e.g. submissions/aiq-families/q-lambda."
+        ),
+    ],
+    from_: Annotated[
+        Path | None,
+        typer.Option(
+            "--from",
+            help="Take every setting from this submission.toml/benchmark.toml "
+            "([similarity.experiment]); options given too override it.",
+        ),
+    ] = None,
+    tests: Annotated[
+        str | None,
+        typer.Option(
+            "--tests", help="Comma-separated families: copy, lagged, shifted, other, short, long."
+        ),
+    ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent", help="Reference agent spec, e.g. q-lambda or hlq-lambda,lambda=0.9."
+        ),
+    ] = None,
+    programs: Annotated[
+        int | None, typer.Option("--programs", help="Programs per family and replicate.")
+    ] = None,
+    seeds: Annotated[int | None, typer.Option("--seeds", help="Replicates.")] = None,
+    root_seed: Annotated[int | None, typer.Option("--root-seed", help="Root seed.")] = None,
+    episode_length: Annotated[
+        int | None, typer.Option("--episode-length", help="Cycles per lifetime.")
+    ] = None,
+    p: Annotated[
+        float | None, typer.Option("--p", help="Proportion of the first family in a merge.")
+    ] = None,
+    symbols: Annotated[int | None, typer.Option("--symbols", help="BF alphabet size.")] = None,
+    merge_unit: Annotated[
+        str | None,
+        typer.Option(
+            "--merge-unit", help="cycle (one lifetime, the experiment) or episode (the control)."
+        ),
+    ] = None,
+    contact: Annotated[str, typer.Option("--contact", help="contact of submission.toml.")] = (
+        "gmeter similarity run (see docs/similarity.md)"
+    ),
+    licence: Annotated[str, typer.Option("--licence", help="Licence of the written files.")] = (
+        "CC0-1.0"
+    ),
+    force: Annotated[bool, typer.Option("--force", help="Overwrite a non-empty --out.")] = False,
+    executor: ExecutorOpt = "local",
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
+) -> None:
+    """Run the AIQ environment-families experiment and write it as a similarity bundle.
+
+    Families of BF environments are the tests; a reference agent is scored on each family and
+    on each pair merged inside one lifetime (p of the cycles from the first family); the
+    parent folder gets a benchmark.toml declaring the tests if it has none. The written
+    submission.toml records every setting: `--from` it reproduces runs.csv.
+    """
+    from dataclasses import asdict
+
+    from cli.context import progress_reporter
+    from pipeline.similarity_bundle import run_and_write
+    from pipeline.similarity_experiment import ExperimentSettings, settings_from_manifest
+
+    base = settings_from_manifest(from_) if from_ is not None else ExperimentSettings()
+    given: dict[str, Any] = {
+        "agent": agent,
+        "programs": programs,
+        "seeds": seeds,
+        "root_seed": root_seed,
+        "episode_length": episode_length,
+        "p": p,
+        "symbols": symbols,
+        "merge_unit": merge_unit,
+        "tests": tuple(t.strip() for t in tests.split(",") if t.strip()) if tests else None,
+    }
+    changes = {k: v for k, v in given.items() if v is not None}
+    if "agent" in changes:
+        changes["agent_spec"] = ""
+    settings = ExperimentSettings.from_dict({**asdict(base), **changes}) if changes else base
+    with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
+        report = run_and_write(
+            settings,
+            out,
+            contact=contact,
+            licence=licence,
+            force=force,
+            executor=ex,
+            progress=progress,
+        )
+    r = report.result
+    for path in report.written:
+        info(f"wrote {path}")
+    info(f"{r.total_runs} runs, {r.failed_runs} failed at the step limit, {r.drawn} programs drawn")
+    from pipeline.similarity_runs import report_json
+
+    _print_tables(report_json(report.analysis))
+
+
 def _print_tables(data: dict[str, Any]) -> None:
     from rich.table import Table
 
@@ -119,29 +225,26 @@ def _print_tables(data: dict[str, Any]) -> None:
             f"diversity (mean pairwise 1 − S): {_fmt(cfg['diversity'])}{ci_text} "
             f"over {cfg['n_pairs']} pair(s), {cfg['n_missing']} missing"
         )
-        t = Table(title="pairs (A = the easier test)", title_justify="left")
-        for col in ("A", "B", "p(A)", "V_A", "V_B", "V_AB", "S", "interval", "sufficient", "seeds"):
+        t = Table(
+            title="pairs (A = the easier test, p = its share of the merge)", title_justify="left"
+        )
+        for col in ("A", "B", "p", "V_A", "V_B", "V_AB", "S", "interval", "suff.", "n"):
             t.add_column(col, justify="left" if col in ("A", "B") else "right")
         for pr in cfg["pairs"]:
-            interval = "—" if pr["ci_low"] is None else f"[{pr['ci_low']:.3f}, {pr['ci_high']:.3f}]"
-            t.add_row(
-                pr["test_a"],
-                pr["test_b"],
-                f"{pr['p']:g}",
-                _fmt(pr["v_a"]),
-                _fmt(pr["v_b"]),
-                _fmt(pr["v_ab"]),
-                _fmt(pr["similarity"]),
-                interval,
-                "identity" if pr["status"] == "identity" else _fmt(pr["sufficient"]),
-                str(pr["n_seeds"]),
-            )
+            interval = "—" if pr["ci_low"] is None else f"{pr['ci_low']:.2f}…{pr['ci_high']:.2f}"
+            t.add_row(pr["test_a"], pr["test_b"], f"{pr['p']:g}", _fmt(pr["v_a"], 1),
+                      _fmt(pr["v_b"], 1), _fmt(pr["v_ab"], 1), _fmt(pr["similarity"]),
+                      interval,
+                      "identity" if pr["status"] == "identity" else _fmt(pr["sufficient"]),
+                      str(pr["n_seeds"]))  # fmt: skip
         console.print(t)
         if cfg["map"]:
             pts = ", ".join(f"{p['test']} ({p['x']:.3f}, {p['y']:.3f})" for p in cfg["map"])
             console.print(
-                f"2-D map (classical MDS, {cfg['map_explained']:.0%} of the positive "
-                f"eigenvalue mass): {pts}"
+                f"2-D map (classical MDS; the two axes keep "
+                f"{cfg['map_explained']:.1%} of the positive eigenvalue mass, "
+                f"negative eigenvalues {cfg['map_negative_mass']:.1%} of the total): "
+                f"{pts}"
             )
     for note in data["notes"]:
         info(f"note: {note}")

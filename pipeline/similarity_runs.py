@@ -410,6 +410,7 @@ def report_json(report: RunsReport) -> dict[str, object]:
                 "n_missing": c.diversity.n_missing,
                 "map": c.embedding.as_records() if c.embedding else None,
                 "map_explained": c.embedding.explained if c.embedding else None,
+                "map_negative_mass": c.embedding.negative_mass if c.embedding else None,
                 "map_note": c.embedding_note,
                 "pairs": [pair_record(pr) for pr in c.pairs],
             }
