@@ -444,6 +444,7 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         benchmark_changed=view.benchmark_files(bench_id),
         base_benchmark=before.input if before is not None else None,
         ownership=view.ownership(bench_id),
+        scores=st_after.rows,
     )
     # A finding that repeats a validation problem (the AIQ replay re-reads the log) is dropped.
     shown = {(p.file, p.field, p.message) for p in bc.problems}

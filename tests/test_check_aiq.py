@@ -70,3 +70,17 @@ def test_forged_reward_is_caught(repo: Path) -> None:
     replay = [f for f in b.findings if f.check == "aiq-replay" and f.severity == "error"]
     assert r.exit_code == 1 and replay, [str(f) for f in b.findings]
     assert "samples.csv" in replay[0].file and replay[0].resolution
+
+
+def test_edited_summary_score_is_caught(repo: Path) -> None:
+    shutil.copytree(DATA / "freq-agent", repo / BENCH / "freq-agent")
+    log = repo / BENCH / "freq-agent" / "aiq.toml"
+    text = log.read_text(encoding="utf-8")
+    start = text.index("\naiq = ") + 1
+    end = text.index("\n", start)
+    log.write_text(text[:start] + "aiq = 99.5" + text[end:], encoding="utf-8")
+    commit(repo, "freq, with a better summary")
+    r = run()
+    (f,) = [f for f in r.benchmarks[0].findings if f.check == "aiq-claimed"]
+    assert r.exit_code == 1 and f.severity == "error" and "99.5" in f.message
+    assert f.field == "result.aiq" and "aiq.toml" in f.file

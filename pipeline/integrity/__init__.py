@@ -128,6 +128,9 @@ class IntegrityContext:
         The benchmark at the base, when it existed and changed.
     ownership : list of Ownership
         Existing bundles of this benchmark the pull request modifies or deletes.
+    scores : list of dict
+        The score rows recomputed for the benchmark with the bundles under review (the
+        columns ``gmeter score`` stores, ``details`` included); empty when scoring failed.
     options : dict
         Knobs for the checks (thresholds), mostly for tests.
     """
@@ -140,6 +143,7 @@ class IntegrityContext:
     benchmark_changed: list[str] = field(default_factory=list)
     base_benchmark: BenchmarkInput | None = None
     ownership: list[Ownership] = field(default_factory=list)
+    scores: list[dict[str, Any]] = field(default_factory=list)
     options: dict[str, Any] = field(default_factory=dict)
 
     def where(self, bundle: BundleInput, path: str = "") -> str:

@@ -116,3 +116,32 @@ def aiq_seed(ctx: IntegrityContext) -> Iterator[Finding]:
                 "run with a fresh seed for an independent measurement (`gmeter aiq run "
                 "--seed`), or update that bundle instead",
             )
+
+
+@integrity_check(
+    "aiq-claimed",
+    track="aiq",
+    title="A logged AIQ that the runs do not give",
+    description="aiq.toml records the AIQ its run computed ([result] aiq). gmeter recomputes "
+    "the AIQ from samples.csv; if the two differ, the summary was edited (or the runs were): "
+    "the leaderboard shows the recomputed value, and the bundle is rejected until they agree.",
+)
+def aiq_claimed(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Compare the logged AIQ with the one recomputed from the runs."""
+    targets = {t.id: t for t in ctx.targets}
+    for row in ctx.scores:
+        t = targets.get(row.get("bundle", ""))
+        details = row.get("details") or {}
+        logged = details.get("logged_aiq")
+        value = row.get("value")
+        if t is None or row.get("metric") != "aiq" or not isinstance(logged, int | float) \
+                or not isinstance(value, int | float):
+            continue
+        if abs(float(logged) - float(value)) > 1e-9 * max(1.0, abs(float(value))):
+            yield Finding(
+                "error", "aiq-claimed", ctx.where(t, LOG), "result.aiq",
+                f"the log claims AIQ {float(logged):g}; the runs in samples.csv give "
+                f"{float(value):g}",
+                "regenerate the bundle with `gmeter aiq run`; never edit aiq.toml or "
+                "samples.csv by hand",
+            )
