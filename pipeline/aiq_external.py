@@ -130,6 +130,8 @@ class CommandAgent:
                 bufsize=0,
             )  # fmt: skip
         except OSError as exc:
+            self.stderr.close()
+            self.stderr = None
             raise AgentProtocolError(
                 f"cannot start agent command {self.command!r}: {exc.strerror or exc}",
                 hint="check the program exists and is executable",
@@ -197,6 +199,9 @@ class CommandAgent:
             proc.wait()
         if proc.stdout:
             proc.stdout.close()
+        if self.stderr is not None:
+            self.stderr.close()
+            self.stderr = None
 
     # ------------------------------------------------------------------ protocol
     def reset(self, settings: Mapping[str, Any]) -> None:
