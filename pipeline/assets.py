@@ -31,7 +31,7 @@ def cache_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def vega_bundle() -> str:
-    """The Vega + Vega-Lite + vega-embed bundle as one classic script.
+    """Return the Vega + Vega-Lite + vega-embed bundle as one classic script.
 
     Generating it takes seconds, so it is cached per process and on disk, keyed by the
     vl-convert version (the cache is only an optimisation: any failure to use it is ignored).
@@ -42,8 +42,9 @@ def vega_bundle() -> str:
         raise BuildError(
             "vl-convert-python is not installed", hint="reinstall gmeter (make install)"
         ) from exc
-    key = hashlib.sha256(f"{vl_convert.__version__}|{vl_convert.__file__}".encode()).hexdigest()
-    cached = cache_dir() / f"vega-{vl_convert.__version__}-{key[:12]}.js"
+    version = str(getattr(vl_convert, "__version__", "unknown"))
+    key = hashlib.sha256(f"{version}|{vl_convert.__file__}".encode()).hexdigest()
+    cached = cache_dir() / f"vega-{version}-{key[:12]}.js"
     try:
         text = cached.read_text(encoding="utf-8")
         if text.endswith("}).call(window);\n"):
@@ -69,7 +70,8 @@ def _generate(m: Any) -> str:
     )
     body = m.javascript_bundle()
     return (
-        f"/* {versions}; bundled by vl-convert-python {m.__version__} (BSD-3-Clause). */\n"
+        f"/* {versions}; bundled by vl-convert-python "
+        f"{getattr(m, '__version__', '')} (BSD-3-Clause). */\n"
         f"(function () {{\n{body}\n}}).call(window);\n"
     )
 

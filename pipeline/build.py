@@ -70,65 +70,128 @@ def site_date(snap_dates: list[dt.date]) -> dt.date:
         try:
             return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date()
         except (ValueError, OverflowError, OSError) as exc:
-            raise BuildError(f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix time",
-                             hint="unset it or give seconds since 1970") from exc
+            raise BuildError(
+                f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix time",
+                hint="unset it or give seconds since 1970",
+            ) from exc
     return max(snap_dates, default=dt.date(1970, 1, 1))
 
 
 def read_snapshot(store: Any) -> Snapshot:
     """Read everything the site shows from an open store, sorted."""
     q = store.query
-    _, rows = q("select id, content_hash, track, title, version, description, licence, created, "
-                "manifest, source_path, git_commit, current from benchmarks "
-                "order by id, ingested_at, content_hash")
+    _, rows = q(
+        "select id, content_hash, track, title, version, description, licence, created, "
+        "manifest, source_path, git_commit, current from benchmarks "
+        "order by id, ingested_at, content_hash"
+    )
     benchmarks = tuple(
-        BenchmarkRow(r[0], r[1], r[2], r[3], r[4] or "", r[5] or "", r[6] or "", r[7],
-                     _loads(r[8]) or {}, r[9] or "", r[10] or "", bool(r[11]))
+        BenchmarkRow(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4] or "",
+            r[5] or "",
+            r[6] or "",
+            r[7],
+            _loads(r[8]) or {},
+            r[9] or "",
+            r[10] or "",
+            bool(r[11]),
+        )
         for r in rows
     )
-    _, frows = q("select content_hash, path, sha256, size from bundle_files "
-                 "order by content_hash, path")
+    _, frows = q(
+        "select content_hash, path, sha256, size from bundle_files order by content_hash, path"
+    )
     files: dict[str, list[FileRow]] = {}
     for h, path, sha, size in frows:
         files.setdefault(h, []).append(FileRow(path, sha, int(size)))
-    _, rows = q("select benchmark, id, content_hash, system_name, system_version, organisation, "
-                "url, submitted, licence, manifest, source_path, git_commit, current from bundles "
-                "order by benchmark, id, ingested_at, content_hash")
+    _, rows = q(
+        "select benchmark, id, content_hash, system_name, system_version, organisation, "
+        "url, submitted, licence, manifest, source_path, git_commit, current from bundles "
+        "order by benchmark, id, ingested_at, content_hash"
+    )
     bundles = []
     for r in rows:
         manifest = _loads(r[9]) or {}
-        bundles.append(BundleRow(
-            r[0], r[1], r[2], r[3], r[4] or "", r[5] or "", r[6] or "", r[7], r[8] or "",
-            str(manifest.get("description", "") or ""), r[10] or "", r[11] or "", bool(r[12]),
-            tuple(files.get(r[2], ())),
-        ))
+        bundles.append(
+            BundleRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4] or "",
+                r[5] or "",
+                r[6] or "",
+                r[7],
+                r[8] or "",
+                str(manifest.get("description", "") or ""),
+                r[10] or "",
+                r[11] or "",
+                bool(r[12]),
+                tuple(files.get(r[2], ())),
+            )
+        )
     _, rows = q("select name, date, notes, code_version from releases order by date, name")
     releases = tuple(ReleaseRow(r[0], r[1], r[2] or "", r[3] or "") for r in rows)
-    _, rows = q("select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
-                "ci_high, rank, verified, code_version from scores "
-                "order by release, benchmark, bundle, agent, metric")
+    _, rows = q(
+        "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
+        "ci_high, rank, verified, code_version from scores "
+        "order by release, benchmark, bundle, agent, metric"
+    )
     scores = tuple(
-        ScoreRecord(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8],
-                    None if r[9] is None else int(r[9]), bool(r[10]), r[11] or "")
+        ScoreRecord(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            r[7],
+            r[8],
+            None if r[9] is None else int(r[9]),
+            bool(r[10]),
+            r[11] or "",
+        )
         for r in rows
     )
-    _, rows = q("select release, benchmark, name, data from charts order by release, benchmark, name")
+    _, rows = q(
+        "select release, benchmark, name, data from charts order by release, benchmark, name"
+    )
     charts = tuple(ChartRecord(r[0], r[1], r[2], _loads(r[3])) for r in rows)
-    _, rows = q("select release, benchmark, benchmark_hash, track, code_version, notes "
-                "from score_runs order by release, benchmark")
+    _, rows = q(
+        "select release, benchmark, benchmark_hash, track, code_version, notes "
+        "from score_runs order by release, benchmark"
+    )
     runs = tuple(
-        RunRecord(r[0], r[1], r[2] or "", r[3], r[4] or "", tuple(str(n) for n in _loads(r[5]) or ()))
+        RunRecord(
+            r[0], r[1], r[2] or "", r[3], r[4] or "", tuple(str(n) for n in _loads(r[5]) or ())
+        )
         for r in rows
     )
     primary: dict[str, str] = {}
     if "primary_metrics" in store.table_names():
         _, rows = q("select track, metric from primary_metrics order by track")
         primary = {r[0]: r[1] for r in rows}
-    dates = [r.date for r in releases] + [b.submitted for b in bundles if b.submitted] + [
-        b.created for b in benchmarks if b.created
-    ]
-    return Snapshot(benchmarks, tuple(bundles), releases, scores, charts, runs, primary,
-                    site_date(dates), f"gmeter {__version__}")
+    dates = (
+        [r.date for r in releases]
+        + [b.submitted for b in bundles if b.submitted]
+        + [b.created for b in benchmarks if b.created]
+    )
+    return Snapshot(
+        benchmarks,
+        tuple(bundles),
+        releases,
+        scores,
+        charts,
+        runs,
+        primary,
+        site_date(dates),
+        f"gmeter {__version__}",
+    )
 
 
 def _check_out(out: Path) -> None:
@@ -159,12 +222,22 @@ def _swap(tmp: Path, out: Path) -> None:
         os.replace(tmp, out)
 
 
-def _write(root: Path, rel: str, text: str) -> int:
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
-    path.write_bytes(data)
-    return len(data)
+class _Writer:
+    """Writes UTF-8 files under a root, creating each folder once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.made: set[str] = set()
+
+    def __call__(self, rel: str, text: str) -> int:
+        folder = os.path.dirname(rel)
+        if folder not in self.made:
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+            self.made.add(folder)
+        data = text.encode("utf-8")
+        with open(self.root / rel, "wb") as f:
+            f.write(data)
+        return len(data)
 
 
 def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) -> BuildReport:
@@ -194,36 +267,45 @@ def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) 
             exports.export_data(store, tmp / "data")
             exports.write_raw_files(store, site, tmp)
         pages, specs = site_pages.build_pages(site)
+        write = _Writer(tmp)
         built = snapshot.site_date.isoformat()
         extra = {"generator": snapshot.generator, "built": built}
         total = 0
         for i, page in enumerate(pages):
-            total += _write(tmp, page.path, render.render(page.template, page.context, **extra))
+            total += write(page.path, render.render(page.template, page.context, **extra))
             if progress and (i % 50 == 0 or i == len(pages) - 1):
                 progress("rendering pages", i + 1, len(pages))
         for spec in specs:
-            total += _write(tmp, spec.path, render.dumps(spec.spec) + "\n")
+            total += write(spec.path, render.dumps(spec.spec) + "\n")
         for rel, doc in sorted(exports.api_documents(site).items()):
-            total += _write(tmp, rel, render.dumps(doc) + "\n")
-        total += _write(tmp, "feed.xml", render.render("feed.xml", exports.feed(site), **extra))
+            total += write(rel, render.dumps(doc) + "\n")
+        total += write("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
         write_assets(tmp)
-        _write(tmp, ".nojekyll", "")
-        _write(tmp, MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
-        _write(tmp, "data/manifest.json", render.dumps(exports.manifest(tmp)) + "\n")
+        write(".nojekyll", "")
+        write(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
+        listing = exports.manifest(tmp)
+        write("data/manifest.json", render.dumps(listing) + "\n")
         broken = linkcheck.check_site(tmp)
         if broken:
-            listing = "\n".join(f"  {b}" for b in broken[:20])
+            shown = "\n".join(f"  {b}" for b in broken[:20])
             more = f"\n  … and {len(broken) - 20} more" if len(broken) > 20 else ""
-            raise BuildError(f"{len(broken)} broken internal link(s):\n{listing}{more}",
-                             hint="the previous site was left in place")
-        n_files = sum(1 for p in tmp.rglob("*") if p.is_file())
-        n_bytes = sum(p.stat().st_size for p in tmp.rglob("*") if p.is_file())
+            raise BuildError(
+                f"{len(broken)} broken internal link(s):\n{shown}{more}",
+                hint="the previous site was left in place",
+            )
+        n_files = len(listing["files"]) + 1
+        n_bytes = sum(int(f["size"]) for f in listing["files"])
         _swap(tmp, out)
     finally:
         # Whatever failed, the half-built folder goes and the previous site stays.
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return BuildReport(
-        out, len(pages), n_files, n_bytes, tuple(v.version.name for v in site.versions),
-        len(site.latest.benchmarks) if site.latest else 0, time.perf_counter() - started,
+        out,
+        len(pages),
+        n_files,
+        n_bytes,
+        tuple(v.version.name for v in site.versions),
+        len(site.latest.benchmarks) if site.latest else 0,
+        time.perf_counter() - started,
     )

@@ -44,21 +44,38 @@ def _acc(key: str, data: Any) -> list[ChartSpec]:
     if not recs:
         return []
     note = f" (first {len(shown)} of {len(curves)} agents)" if len(curves) > len(shown) else ""
-    return [ch.line_chart(key, recs, title=f"Agent characteristic curves{note}",
-                          x=("difficulty h", "difficulty units"), y=("ψ(h)", "mean result, 0–1"),
-                          what="Each agent's characteristic curve ψ(h) as integrated, with its "
-                               "observed points", points=len(recs) <= 400)]
+    return [
+        ch.line_chart(
+            key,
+            recs,
+            title=f"Agent characteristic curves{note}",
+            x=("difficulty h", "difficulty units"),
+            y=("ψ(h)", "mean result, 0–1"),
+            what="Each agent's characteristic curve ψ(h) as integrated, with its observed points",
+            points=len(recs) <= 400,
+        )
+    ]
 
 
 def _aggregated(key: str, data: Any) -> list[ChartSpec]:
-    recs = [_pt("aggregated", x, y) for x, y in zip(data.get("x") or [], data.get("psi") or [],
-                                                    strict=False) if _is_num(x) and _is_num(y)]
+    recs = [
+        _pt("aggregated", x, y)
+        for x, y in zip(data.get("x") or [], data.get("psi") or [], strict=False)
+        if _is_num(x) and _is_num(y)
+    ]
     if not recs:
         return []
     cap, spr = data.get("capability"), data.get("spread")
-    return [ch.line_chart(key, recs, title=f"Aggregated ACC (Ψ = {fmt(cap)}, S = {fmt(spr)})",
-                          x=("difficulty h", "difficulty units"), y=("ψ(h)", "mean result, 0–1"),
-                          what="The characteristic curve of the column means of all agents")]
+    return [
+        ch.line_chart(
+            key,
+            recs,
+            title=f"Aggregated ACC (Ψ = {fmt(cap)}, S = {fmt(spr)})",
+            x=("difficulty h", "difficulty units"),
+            y=("ψ(h)", "mean result, 0–1"),
+            what="The characteristic curve of the column means of all agents",
+        )
+    ]
 
 
 def _cap_spread(key: str, data: Any) -> list[ChartSpec]:
@@ -66,38 +83,72 @@ def _cap_spread(key: str, data: Any) -> list[ChartSpec]:
     iso = data.get("isometrics") or {}
     xs = iso.get("capability") or []
     curves: Records = []
-    for name, field in (("γ = 0 (constant curve)", "constant"), ("γ = −1 (maximum spread)", "maximum")):
+    for name, field in (
+        ("γ = 0 (constant curve)", "constant"),
+        ("γ = −1 (maximum spread)", "maximum"),
+    ):
         ys = iso.get(field) or []
         for k, (x, y) in enumerate(zip(xs, ys, strict=False)):
             if _is_num(x) and _is_num(y):
                 curves.append({"curve": name, "x": x, "y": y, "end": k == len(xs) // 2})
     out = []
-    recs = [_pt(str(p.get("agent", "")), p.get("capability"), p.get("spread"))
-            for p in pts if _is_num(p.get("capability")) and _is_num(p.get("spread"))]
+    recs = [
+        _pt(str(p.get("agent", "")), p.get("capability"), p.get("spread"))
+        for p in pts
+        if _is_num(p.get("capability")) and _is_num(p.get("spread"))
+    ]
     if recs:
-        out.append(ch.scatter_chart(
-            key, recs, title="Capability vs spread", x=("capability Ψ", "difficulty units"),
-            y=("spread S", "difficulty units"), curves=curves,
-            what="dashed curves are the isometrics of normalised generality (supplement "
-                 "Figs. 4–5); points above the constant curve are abstruse"))
-    recs = [_pt(str(p.get("agent", "")), p.get("capability"), p.get("normalised_generality"))
-            for p in pts if _is_num(p.get("capability")) and _is_num(p.get("normalised_generality"))]
+        out.append(
+            ch.scatter_chart(
+                key,
+                recs,
+                title="Capability vs spread",
+                x=("capability Ψ", "difficulty units"),
+                y=("spread S", "difficulty units"),
+                curves=curves,
+                what="dashed curves are the isometrics of normalised generality (supplement "
+                "Figs. 4–5); points above the constant curve are abstruse",
+            )
+        )
+    recs = [
+        _pt(str(p.get("agent", "")), p.get("capability"), p.get("normalised_generality"))
+        for p in pts
+        if _is_num(p.get("capability")) and _is_num(p.get("normalised_generality"))
+    ]
     if recs:
-        out.append(ch.scatter_chart(
-            key + "-gamma", recs, title="Capability vs normalised generality",
-            x=("capability Ψ", "difficulty units"), y=("normalised generality γ", "−1–1")))
+        out.append(
+            ch.scatter_chart(
+                key + "-gamma",
+                recs,
+                title="Capability vs normalised generality",
+                x=("capability Ψ", "difficulty units"),
+                y=("normalised generality γ", "−1–1"),
+            )
+        )
     return out
 
 
 def _evolution(key: str, data: Any) -> list[ChartSpec]:
     rows = as_records(data) or []
-    recs = [_pt(str(r.get("agent", "")), str(r.get("date")), r.get("capability"))
-            for r in rows if r.get("date") and _is_num(r.get("capability"))]
+    recs = [
+        _pt(str(r.get("agent", "")), str(r.get("date")), r.get("capability"))
+        for r in rows
+        if r.get("date") and _is_num(r.get("capability"))
+    ]
     if not recs:
         return []
-    return [ch.scatter_chart(key, recs, title="Capability over time", x=("date", ""),
-                             y=("capability Ψ", "difficulty units"), temporal=True,
-                             labels=len(recs) <= 40, what="each agent at its publication date")]
+    return [
+        ch.scatter_chart(
+            key,
+            recs,
+            title="Capability over time",
+            x=("date", ""),
+            y=("capability Ψ", "difficulty units"),
+            temporal=True,
+            labels=len(recs) <= 40,
+            what="each agent at its publication date",
+        )
+    ]
 
 
 # --------------------------------------------------------------------------- similarity
@@ -125,8 +176,16 @@ def _sim_heatmap(key: str, data: Any) -> list[ChartSpec]:
             cells[(a, b)] = r.get("similarity", r.get("value"))
         m = [[cells.get((a, b)) for b in c_l] for a in r_l]
         title = "Similarity S(A, B)" + (f" — {label}" if label else "")
-        out.append(ch.heatmap_chart(f"{key}-{i + 1}" if i else key, (r_l, c_l), m, title=title,
-                                    value=("similarity S", "−1–1"), axes=("test A", "test B")))
+        out.append(
+            ch.heatmap_chart(
+                f"{key}-{i + 1}" if i else key,
+                (r_l, c_l),
+                m,
+                title=title,
+                value=("similarity S", "−1–1"),
+                axes=("test A", "test B"),
+            )
+        )
     return out
 
 
@@ -134,15 +193,25 @@ def _sim_map(key: str, data: Any) -> list[ChartSpec]:
     rows = as_records(data) or []
     out = []
     for i, (label, group) in enumerate(list(_groups(rows).items())[:GROUP_LIMIT]):
-        recs = [_pt(str(r.get("test", "")), r.get("x"), r.get("y"))
-                for r in group if _is_num(r.get("x")) and _is_num(r.get("y"))]
+        recs = [
+            _pt(str(r.get("test", "")), r.get("x"), r.get("y"))
+            for r in group
+            if _is_num(r.get("x")) and _is_num(r.get("y"))
+        ]
         if not recs:
             continue
         title = "Map of the tests (classical MDS of 1 − S)" + (f" — {label}" if label else "")
-        out.append(ch.scatter_chart(f"{key}-{i + 1}" if i else key, recs, title=title,
-                                    x=("MDS dimension 1", "dissimilarity units"),
-                                    y=("MDS dimension 2", "dissimilarity units"), labels=True,
-                                    what="tests close together behave alike for the baseline agent"))
+        out.append(
+            ch.scatter_chart(
+                f"{key}-{i + 1}" if i else key,
+                recs,
+                title=title,
+                x=("MDS dimension 1", "dissimilarity units"),
+                y=("MDS dimension 2", "dissimilarity units"),
+                labels=True,
+                what="tests close together behave alike for the baseline agent",
+            )
+        )
     return out
 
 
@@ -178,7 +247,8 @@ def generic_chart(key: str, name: str, data: Any) -> ChartSpec | None:
     """
     meta: Mapping[str, Any] = data if isinstance(data, Mapping) else {}
     title = str(meta.get("title") or humanise(name))
-    vmeta = meta.get("value") if isinstance(meta.get("value"), Mapping) else {}
+    raw_value = meta.get("value")
+    vmeta: Mapping[str, Any] = raw_value if isinstance(raw_value, Mapping) else {}
     value_axis = (str(vmeta.get("label", "value")), str(vmeta.get("unit", "")))
     matrix = as_matrix(data)
     if matrix is not None:
@@ -205,20 +275,29 @@ def generic_chart(key: str, name: str, data: Any) -> ChartSpec | None:
         yf, yl, yu = axis("y", next(n for n in num if n != xf))
         label = txt[0] if txt else ""
         series = label if label and len({r[label] for r in records}) <= 10 else ""
-        recs = [_pt(str(r.get(label, i)) if label else str(i), r[xf], r[yf],
-                    **({"series": str(r[series])} if series else {}))
-                for i, r in enumerate(records)]
+        recs = [
+            _pt(
+                str(r.get(label, i)) if label else str(i),
+                r[xf],
+                r[yf],
+                **({"series": str(r[series])} if series else {}),
+            )
+            for i, r in enumerate(records)
+        ]
         return ch.scatter_chart(key, recs, title=title, x=(xl, xu), y=(yl, yu))
     if len(num) == 1 and txt:
-        bars = [{"label": str(r[txt[0]]), "value": r[num[0]], "value_text": fmt(r[num[0]])}
-                for r in records]
-        return ch.bar_chart(key, bars, title=title, category=humanise(txt[0]),
-                            value=(humanise(num[0]), ""))
+        bars = [
+            {"label": str(r[txt[0]]), "value": r[num[0]], "value_text": fmt(r[num[0]])}
+            for r in records
+        ]
+        return ch.bar_chart(
+            key, bars, title=title, category=humanise(txt[0]), value=(humanise(num[0]), "")
+        )
     return None
 
 
 def track_charts(key: str, name: str, data: Any) -> list[ChartSpec]:
-    """The charts for one ``charts`` row (possibly none); never raises on odd data."""
+    """Return the charts for one ``charts`` row (possibly none); never raise on odd data."""
     try:
         special = KNOWN.get(name)
         if special is not None and isinstance(data, Mapping | list):

@@ -10,7 +10,6 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-
 Records = list[dict[str, Any]]
 
 
@@ -41,8 +40,11 @@ def _is_num(v: Any) -> bool:
 
 
 def as_records(data: Any) -> Records | None:
-    """Records from chart data: a list of dicts, ``{"records"|"points"|"values"|"data": [...]}``,
-    a ``{name: number}`` mapping or a ``{series: [numbers]}`` mapping; else ``None``."""
+    """Return records from chart data, or ``None``.
+
+    Accepted: a list of dicts, ``{"records"|"points"|"values"|"data"|"rows": [...]}``, a
+    ``{name: number}`` mapping or a ``{series: [numbers]}`` mapping.
+    """
     if isinstance(data, Mapping):
         for key in ("records", "points", "values", "data", "rows"):
             inner = data.get(key)
@@ -51,8 +53,14 @@ def as_records(data: Any) -> Records | None:
         items = sorted(data.items(), key=lambda kv: str(kv[0]))
         if items and all(_is_num(v) for _, v in items):
             return [{"name": str(k), "value": v} for k, v in items]
-        if items and all(isinstance(v, list) and v and all(_is_num(x) for x in v) for _, v in items):
-            return [{"series": str(k), "index": i, "value": x} for k, v in items for i, x in enumerate(v)]
+        if items and all(
+            isinstance(v, list) and v and all(_is_num(x) for x in v) for _, v in items
+        ):
+            return [
+                {"series": str(k), "index": i, "value": x}
+                for k, v in items
+                for i, x in enumerate(v)
+            ]
         return None
     if isinstance(data, list) and data:
         if all(isinstance(r, Mapping) for r in data):
@@ -63,7 +71,7 @@ def as_records(data: Any) -> Records | None:
 
 
 def as_matrix(data: Any) -> tuple[tuple[list[str], list[str]], list[list[float | None]]] | None:
-    """A labelled matrix from chart data, or ``None``.
+    """Return a labelled matrix from chart data, or ``None``.
 
     Accepted: ``{"labels": L, "matrix"|"values": M}`` (square), ``{"rows": R, "cols"|
     "columns": C, "matrix"|"values": M}``, or ``{row: {col: number}}``.
@@ -74,8 +82,11 @@ def as_matrix(data: Any) -> tuple[tuple[list[str], list[str]], list[list[float |
     if isinstance(m, list) and m and all(isinstance(r, list) for r in m):
         rows = data.get("rows", data.get("labels"))
         cols = data.get("cols", data.get("columns", data.get("labels")))
-        if isinstance(rows, list) and isinstance(cols, list) and len(rows) == len(m) and all(
-            len(r) == len(cols) for r in m
+        if (
+            isinstance(rows, list)
+            and isinstance(cols, list)
+            and len(rows) == len(m)
+            and all(len(r) == len(cols) for r in m)
         ):
             vals = [[float(v) if _is_num(v) else None for v in r] for r in m]
             return ([str(x) for x in rows], [str(x) for x in cols]), vals

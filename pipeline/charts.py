@@ -26,13 +26,29 @@ from pipeline.chartdata import Records, clean
 THEME: dict[str, Any] = {
     "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
     "view": {"continuousWidth": 560, "continuousHeight": 300, "stroke": None},
-    "axis": {"labelFontSize": 11, "titleFontSize": 12, "gridColor": "#e6e8eb",
-             "titleFontWeight": 600, "titleColor": "#334155", "labelColor": "#475569"},
+    "axis": {
+        "labelFontSize": 11,
+        "titleFontSize": 12,
+        "gridColor": "#e6e8eb",
+        "titleFontWeight": 600,
+        "titleColor": "#334155",
+        "labelColor": "#475569",
+    },
     "legend": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 180},
     "title": {"fontSize": 14, "anchor": "start", "offset": 10, "color": "#0f172a"},
     "range": {
-        "category": ["#2563eb", "#d97706", "#059669", "#dc2626", "#7c3aed", "#0891b2",
-                     "#db2777", "#65a30d", "#475569", "#ea580c"],
+        "category": [
+            "#2563eb",
+            "#d97706",
+            "#059669",
+            "#dc2626",
+            "#7c3aed",
+            "#0891b2",
+            "#db2777",
+            "#65a30d",
+            "#475569",
+            "#ea580c",
+        ],
     },
 }
 TABLE_LIMIT = 25
@@ -59,7 +75,7 @@ def axis_title(label: str, unit: str) -> str:
 
 
 def fmt(v: Any) -> str:
-    """A value for tooltips and tables (four significant digits; ``∞``; ``—``)."""
+    """Format a value for tooltips and tables (four significant digits; ``∞``; ``—``)."""
     if v is None:
         return "—"
     if isinstance(v, float):
@@ -86,14 +102,23 @@ def _to_dict(chart: Any) -> dict[str, Any]:
     return spec
 
 
-def _table(records: Records, cols: Sequence[tuple[str, str]]) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+def _table(
+    records: Records, cols: Sequence[tuple[str, str]]
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     if not records or len(records) > TABLE_LIMIT:
         return (), ()
     return tuple(t for _, t in cols), tuple(tuple(fmt(r.get(f)) for f, _ in cols) for r in records)
 
 
-def _make(key: str, title: str, alt_text: str, template: dict[str, Any], records: Records,
-          cols: Sequence[tuple[str, str]], **extra: Records) -> ChartSpec:
+def _make(
+    key: str,
+    title: str,
+    alt_text: str,
+    template: dict[str, Any],
+    records: Records,
+    cols: Sequence[tuple[str, str]],
+    **extra: Records,
+) -> ChartSpec:
     head, rows = _table(records, cols)
     spec = _finish(template, title, alt_text, values=records, **extra)
     return ChartSpec(key, title, alt_text, spec, head, rows)
@@ -106,14 +131,20 @@ def _make(key: str, title: str, alt_text: str, template: dict[str, Any], records
 def _interval_template(x_title: str) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     y = alt.Y("entry:N", sort=None, title=None, axis=alt.Axis(labelLimit=240))
-    tips = [alt.Tooltip("entry:N", title="entry"), alt.Tooltip("value_text:N", title=x_title),
-            alt.Tooltip("interval:N", title="interval"), alt.Tooltip("group:N", title="tie group")]
+    tips = [
+        alt.Tooltip("entry:N", title="entry"),
+        alt.Tooltip("value_text:N", title=x_title),
+        alt.Tooltip("interval:N", title="interval"),
+        alt.Tooltip("group:N", title="tie group"),
+    ]
     rule = base.mark_rule(strokeWidth=2, color="#94a3b8").encode(
         y=y, x=alt.X("low:Q", title=x_title, scale=alt.Scale(zero=False)), x2="high:Q"
     )
     point = base.mark_point(filled=True, size=70, opacity=1).encode(
-        y=y, x=alt.X("value:Q", title=x_title),
-        color=alt.Color("group:N", title="tie group", sort=None), tooltip=tips,
+        y=y,
+        x=alt.X("value:Q", title=x_title),
+        color=alt.Color("group:N", title="tie group", sort=None),
+        tooltip=tips,
     )
     return _to_dict(alt.layer(rule, point).properties(width="container", height=alt.Step(20)))
 
@@ -125,12 +156,15 @@ def interval_chart(key: str, records: Records, *, title: str, x: Axis, what: str
     """
     x_title = axis_title(*x)
     best = records[0] if records else {}
-    alt_text = (
-        f"{what}: {x[0]} of {len(records)} entries with their intervals, in rank order"
-        + (f"; the leader is {best.get('entry')} at {best.get('value_text')}." if best else ".")
+    alt_text = f"{what}: {x[0]} of {len(records)} entries with their intervals, in rank order" + (
+        f"; the leader is {best.get('entry')} at {best.get('value_text')}." if best else "."
     )
-    cols = [("entry", "entry"), ("value_text", x_title), ("interval", "interval"),
-            ("group", "tie group")]
+    cols = [
+        ("entry", "entry"),
+        ("value_text", x_title),
+        ("interval", "interval"),
+        ("group", "tie group"),
+    ]
     return _make(key, title, alt_text, _interval_template(x_title), records, cols)
 
 
@@ -138,15 +172,19 @@ def interval_chart(key: str, records: Records, *, title: str, x: Axis, what: str
 
 
 @lru_cache(maxsize=64)
-def _line_template(x_title: str, y_title: str, series: bool, temporal: bool, step: bool,
-                   points: bool) -> dict[str, Any]:
+def _line_template(
+    x_title: str, y_title: str, series: bool, temporal: bool, step: bool, points: bool
+) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     enc: dict[str, Any] = {
         "x": alt.X("x:T" if temporal else "x:Q", title=x_title),
         "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False)),
     }
-    tips = [alt.Tooltip("label:N", title="point"), alt.Tooltip("x_text:N", title=x_title),
-            alt.Tooltip("y_text:N", title=y_title)]
+    tips = [
+        alt.Tooltip("label:N", title="point"),
+        alt.Tooltip("x_text:N", title=x_title),
+        alt.Tooltip("y_text:N", title=y_title),
+    ]
     if series:
         enc["color"] = alt.Color("series:N", title=None, sort=None)
         tips.insert(0, alt.Tooltip("series:N", title="series"))
@@ -159,8 +197,18 @@ def _line_template(x_title: str, y_title: str, series: bool, temporal: bool, ste
     return _to_dict(alt.layer(*layers).properties(width="container", height=280))
 
 
-def line_chart(key: str, records: Records, *, title: str, x: Axis, y: Axis, what: str,
-               temporal: bool = False, step: bool = False, points: bool = True) -> ChartSpec:
+def line_chart(
+    key: str,
+    records: Records,
+    *,
+    title: str,
+    x: Axis,
+    y: Axis,
+    what: str,
+    temporal: bool = False,
+    step: bool = False,
+    points: bool = True,
+) -> ChartSpec:
     """Lines of ``y`` against ``x`` (one per ``series`` when present).
 
     ``records``: ``x, y, x_text, y_text, label`` (+ ``series``); dates as ISO strings.
@@ -169,9 +217,13 @@ def line_chart(key: str, records: Records, *, title: str, x: Axis, y: Axis, what
     has_series = any("series" in r for r in records)
     n_series = len({r.get("series") for r in records}) if has_series else 1
     alt_text = f"{what} ({len(records)} points" + (
-        f" in {n_series} series)." if has_series else ").")
+        f" in {n_series} series)." if has_series else ")."
+    )
     cols = ([("series", "series")] if has_series else []) + [
-        ("label", "point"), ("x_text", x_title), ("y_text", y_title)]
+        ("label", "point"),
+        ("x_text", x_title),
+        ("y_text", y_title),
+    ]
     tmpl = _line_template(x_title, y_title, has_series, temporal, step, points)
     return _make(key, title, alt_text, tmpl, records, cols)
 
@@ -180,15 +232,29 @@ def line_chart(key: str, records: Records, *, title: str, x: Axis, y: Axis, what
 
 
 @lru_cache(maxsize=64)
-def _scatter_template(x_title: str, y_title: str, size_title: str, color: bool, curves: bool,
-                      labels: bool, temporal: bool) -> dict[str, Any]:
+def _scatter_template(
+    x_title: str,
+    y_title: str,
+    size_title: str,
+    color: bool,
+    curves: bool,
+    labels: bool,
+    temporal: bool,
+) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
-    tips = [alt.Tooltip("label:N", title="entry"), alt.Tooltip("x_text:N", title=x_title),
-            alt.Tooltip("y_text:N", title=y_title)]
+    tips = [
+        alt.Tooltip("label:N", title="entry"),
+        alt.Tooltip("x_text:N", title=x_title),
+        alt.Tooltip("y_text:N", title=y_title),
+    ]
+    x_enc = (
+        alt.X("x:T", title=x_title, scale=alt.Scale(padding=12))
+        if temporal
+        else alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, padding=12))
+    )
     enc: dict[str, Any] = {
-        "x": alt.X("x:T" if temporal else "x:Q", title=x_title,
-                   **({} if temporal else {"scale": alt.Scale(zero=False)})),
-        "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False)),
+        "x": x_enc,
+        "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False, padding=12)),
     }
     if size_title:
         enc["size"] = alt.Size("size:Q", title=size_title, scale=alt.Scale(range=[30, 900]))
@@ -198,23 +264,44 @@ def _scatter_template(x_title: str, y_title: str, size_title: str, color: bool, 
     layers: list[Any] = []
     if curves:
         cbase = alt.Chart(alt.Data(name="curves"))
-        layers.append(cbase.mark_line(strokeDash=[4, 3], strokeWidth=1.2, color="#94a3b8").encode(
-            x="x:Q", y="y:Q", detail="curve:N", tooltip=[alt.Tooltip("curve:N", title="isometric")]
-        ))
-        layers.append(cbase.transform_filter("datum.end").mark_text(
-            align="left", dx=5, dy=-4, fontSize=10, color="#64748b"
-        ).encode(x="x:Q", y="y:Q", text="curve:N"))
-    layers.append(base.mark_circle(opacity=0.8, stroke="#1e293b", strokeWidth=0.5).encode(
-        **enc, tooltip=tips))
+        layers.append(
+            cbase.mark_line(strokeDash=[4, 3], strokeWidth=1.2, color="#94a3b8").encode(
+                x="x:Q",
+                y="y:Q",
+                detail="curve:N",
+                tooltip=[alt.Tooltip("curve:N", title="isometric")],
+            )
+        )
+        layers.append(
+            cbase.transform_filter("datum.end")
+            .mark_text(align="left", dx=5, dy=-4, fontSize=10, color="#64748b")
+            .encode(x="x:Q", y="y:Q", text="curve:N")
+        )
+    layers.append(
+        base.mark_circle(opacity=0.8, stroke="#1e293b", strokeWidth=0.5).encode(**enc, tooltip=tips)
+    )
     if labels:
-        layers.append(base.mark_text(align="left", dx=7, fontSize=10, color="#334155").encode(
-            x=enc["x"], y=enc["y"], text="label:N"))
+        layers.append(
+            base.mark_text(align="left", dx=7, fontSize=10, color="#334155").encode(
+                x=enc["x"], y=enc["y"], text="label:N"
+            )
+        )
     return _to_dict(alt.layer(*layers).properties(width="container", height=320))
 
 
-def scatter_chart(key: str, records: Records, *, title: str, x: Axis, y: Axis,
-                  size: Axis | None = None, curves: Records | None = None, what: str = "",
-                  labels: bool = False, temporal: bool = False) -> ChartSpec:
+def scatter_chart(
+    key: str,
+    records: Records,
+    *,
+    title: str,
+    x: Axis,
+    y: Axis,
+    size: Axis | None = None,
+    curves: Records | None = None,
+    what: str = "",
+    labels: bool = False,
+    temporal: bool = False,
+) -> ChartSpec:
     """Points ``x`` vs ``y``, optionally sized, coloured by ``series``, labelled, with curves.
 
     ``records``: ``label, x, y, x_text, y_text`` (+ ``size, size_text``, ``series``);
@@ -225,13 +312,14 @@ def scatter_chart(key: str, records: Records, *, title: str, x: Axis, y: Axis,
     color = any("series" in r for r in records)
     alt_text = (
         f"Scatter plot of {y[0]} against {x[0]} for {len(records)} entries"
-        + (f", bubble size {size[0]}" if size else "") + (f"; {what}" if what else "") + "."
+        + (f", bubble size {size[0]}" if size else "")
+        + (f"; {what}" if what else "")
+        + "."
     )
     cols = [("label", "entry"), ("x_text", x_title), ("y_text", y_title)]
     if size:
         cols.append(("size_text", s_title))
-    tmpl = _scatter_template(x_title, y_title, s_title, color, curves is not None, labels,
-                             temporal)
+    tmpl = _scatter_template(x_title, y_title, s_title, color, curves is not None, labels, temporal)
     extra = {"curves": curves} if curves is not None else {}
     return _make(key, title, alt_text, tmpl, records, cols, **extra)
 
@@ -240,24 +328,42 @@ def scatter_chart(key: str, records: Records, *, title: str, x: Axis, y: Axis,
 
 
 @lru_cache(maxsize=64)
-def _heatmap_template(value_title: str, row_title: str, col_title: str, diverging: bool) -> dict[str, Any]:
+def _heatmap_template(
+    value_title: str, row_title: str, col_title: str, diverging: bool
+) -> dict[str, Any]:
     scale = alt.Scale(scheme="redblue", domainMid=0) if diverging else alt.Scale(scheme="viridis")
-    rect = alt.Chart(alt.Data(name="values")).mark_rect().encode(
-        x=alt.X("col:N", sort=None, title=col_title or None,
-                axis=alt.Axis(labelAngle=-40, labelLimit=120)),
-        y=alt.Y("row:N", sort=None, title=row_title or None, axis=alt.Axis(labelLimit=160)),
-        color=alt.Color("value:Q", title=value_title, scale=scale),
-        tooltip=[alt.Tooltip("row:N", title=row_title or "row"),
-                 alt.Tooltip("col:N", title=col_title or "column"),
-                 alt.Tooltip("value_text:N", title=value_title)],
+    rect = (
+        alt.Chart(alt.Data(name="values"))
+        .mark_rect()
+        .encode(
+            x=alt.X(
+                "col:N",
+                sort=None,
+                title=col_title or None,
+                axis=alt.Axis(labelAngle=-40, labelLimit=120),
+            ),
+            y=alt.Y("row:N", sort=None, title=row_title or None, axis=alt.Axis(labelLimit=160)),
+            color=alt.Color("value:Q", title=value_title, scale=scale),
+            tooltip=[
+                alt.Tooltip("row:N", title=row_title or "row"),
+                alt.Tooltip("col:N", title=col_title or "column"),
+                alt.Tooltip("value_text:N", title=value_title),
+            ],
+        )
     )
     return _to_dict(rect.properties(width="container", height=alt.Step(24)))
 
 
-def heatmap_chart(key: str, labels: tuple[Sequence[str], Sequence[str]],
-                  matrix: Sequence[Sequence[float | None]], *, title: str, value: Axis,
-                  axes: tuple[str, str] = ("", "")) -> ChartSpec:
-    """A matrix as coloured cells (``labels`` = row labels, column labels)."""
+def heatmap_chart(
+    key: str,
+    labels: tuple[Sequence[str], Sequence[str]],
+    matrix: Sequence[Sequence[float | None]],
+    *,
+    title: str,
+    value: Axis,
+    axes: tuple[str, str] = ("", ""),
+) -> ChartSpec:
+    """Draw a matrix as coloured cells (``labels`` = row labels, column labels)."""
     rows_l, cols_l = labels
     records = [
         {"row": str(r), "col": str(c), "value": v, "value_text": fmt(v)}
@@ -269,26 +375,35 @@ def heatmap_chart(key: str, labels: tuple[Sequence[str], Sequence[str]],
     v_title = axis_title(*value)
     alt_text = (
         f"Heatmap of {value[0]} between {len(rows_l)} × {len(cols_l)} items"
-        + (f", from {fmt(min(finite))} to {fmt(max(finite))}" if finite else "") + "."
+        + (f", from {fmt(min(finite))} to {fmt(max(finite))}" if finite else "")
+        + "."
     )
-    spec = _finish(_heatmap_template(v_title, axes[0], axes[1], diverging), title, alt_text,
-                   values=records)
+    spec = _finish(
+        _heatmap_template(v_title, axes[0], axes[1], diverging), title, alt_text, values=records
+    )
     head: tuple[str, ...] = ()
     table: tuple[tuple[str, ...], ...] = ()
     if len(cols_l) <= 12 and len(rows_l) <= TABLE_LIMIT:
         head = ("", *map(str, cols_l))
-        table = tuple((str(r), *(fmt(v) for v in line))
-                      for r, line in zip(rows_l, matrix, strict=False))
+        table = tuple(
+            (str(r), *(fmt(v) for v in line)) for r, line in zip(rows_l, matrix, strict=False)
+        )
     return ChartSpec(key, title, alt_text, spec, head, table)
 
 
 @lru_cache(maxsize=64)
 def _bar_template(cat_title: str, value_title: str) -> dict[str, Any]:
-    bar = alt.Chart(alt.Data(name="values")).mark_bar(color="#2563eb").encode(
-        y=alt.Y("label:N", sort=None, title=cat_title or None, axis=alt.Axis(labelLimit=220)),
-        x=alt.X("value:Q", title=value_title),
-        tooltip=[alt.Tooltip("label:N", title=cat_title or "item"),
-                 alt.Tooltip("value_text:N", title=value_title)],
+    bar = (
+        alt.Chart(alt.Data(name="values"))
+        .mark_bar(color="#2563eb")
+        .encode(
+            y=alt.Y("label:N", sort=None, title=cat_title or None, axis=alt.Axis(labelLimit=220)),
+            x=alt.X("value:Q", title=value_title),
+            tooltip=[
+                alt.Tooltip("label:N", title=cat_title or "item"),
+                alt.Tooltip("value_text:N", title=value_title),
+            ],
+        )
     )
     return _to_dict(bar.properties(width="container", height=alt.Step(20)))
 

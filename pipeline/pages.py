@@ -191,8 +191,6 @@ class Sparkline:
 
     path: str
     label: str
-    last_x: float
-    last_y: float
 
 
 @dataclass(frozen=True)

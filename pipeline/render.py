@@ -43,8 +43,18 @@ def _scrub(value: Any) -> Any:
 
 def dumps(value: Any) -> str:
     """Deterministic compact JSON (sorted keys, no NaN: non-finite numbers become ``null``)."""
-    return json.dumps(_scrub(value), sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    try:
+        return json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except ValueError:  # a NaN or an infinity somewhere: scrub (rare, slower)
+        return json.dumps(
+            _scrub(value),
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            allow_nan=False,
+        )
 
 
 def _tojson(value: Any) -> Any:
@@ -63,7 +73,7 @@ def _tojson(value: Any) -> Any:
 
 @lru_cache(maxsize=4)
 def environment(template_dir: str = str(TEMPLATE_DIR)) -> jinja2.Environment:
-    """The one Jinja environment (autoescape on, strict undefined, compact whitespace)."""
+    """Return the one Jinja environment (autoescape on, strict undefined, compact whitespace)."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(template_dir),
         autoescape=True,

@@ -70,15 +70,22 @@ class TrackInfo:
 
 
 def track_info(name: str, primary_from_store: str | None = None) -> TrackInfo:
-    """The track's :class:`~pipeline.tracks.base.TrackSpec` if its module exists, else the
-    built-in description with metrics from the registry (tracks land independently)."""
+    """Describe a track from its TrackSpec, or from built-in text and the registry.
+
+    Track modules land independently; until one exists (or if it fails to import) the site
+    uses the paper reference below and the registry's metrics of that track.
+    """
     try:
         from pipeline.tracks import get_track
 
         spec = get_track(name)
         return TrackInfo(
-            name, spec.title, spec.paper, primary_from_store or spec.primary_metric,
-            tuple(spec.secondary_metrics), bool(spec.populational),
+            name,
+            spec.title,
+            spec.paper,
+            primary_from_store or spec.primary_metric,
+            tuple(spec.secondary_metrics),
+            bool(spec.populational),
         )
     except Exception:  # a missing or unfinished track module must not break the site
         pass
@@ -101,7 +108,7 @@ def slugify(text: str) -> str:
 
 
 def safe_segment(name: str) -> str:
-    """A path segment from an id: kept when already safe, else slug + short hash."""
+    """Return a path segment for an id: kept when already safe, else slug + short hash."""
     if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}", name) and ".." not in name:
         return name
     return f"{slugify(name)}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
@@ -115,7 +122,9 @@ def system_slugs(names: set[str]) -> dict[str, str]:
     out = {}
     for slug, group in by_slug.items():
         for n in group:
-            out[n] = slug if len(group) == 1 else f"{slug}-{hashlib.sha256(n.encode()).hexdigest()[:8]}"
+            out[n] = (
+                slug if len(group) == 1 else f"{slug}-{hashlib.sha256(n.encode()).hexdigest()[:8]}"
+            )
     return out
 
 
@@ -151,7 +160,7 @@ def raw_path(content_hash: str, path: str) -> str:
 
 
 def href(from_path: str, to: str) -> str:
-    """A link from the page at ``from_path`` to the site path ``to`` (``dir/`` or a file)."""
+    """Return the link from the page at ``from_path`` to the site path ``to`` (dir/ or file)."""
     src = from_path.split("/")[:-1]
     is_dir = to.endswith("/") or to == ""
     dst = [p for p in to.split("/") if p]
@@ -204,20 +213,23 @@ class Site:
     labels: dict[str, str]
 
     def bundle(self, benchmark: str, bundle: str, content_hash: str) -> BundleRow | None:
-        """The bundle version a score was computed on (falling back to the current one)."""
+        """Return the bundle version a score was computed on (falling back to the current one)."""
         return self.bundles.get((benchmark, bundle, content_hash)) or self.current_bundles.get(
             (benchmark, bundle)
         )
 
     def system_name(self, benchmark: str, bundle: str, content_hash: str) -> str:
-        """The display name of the system behind a score."""
+        """Return the display name of the system behind a score."""
         b = self.bundle(benchmark, bundle, content_hash)
         return b.system_name if b is not None else bundle
 
 
 def _benchmark_for(
-    bid: str, version: str, runs: dict[tuple[str, str], RunRecord],
-    by_hash: dict[tuple[str, str], BenchmarkRow], current: dict[str, BenchmarkRow],
+    bid: str,
+    version: str,
+    runs: dict[tuple[str, str], RunRecord],
+    by_hash: dict[tuple[str, str], BenchmarkRow],
+    current: dict[str, BenchmarkRow],
     any_row: dict[str, BenchmarkRow],
 ) -> BenchmarkRow:
     run = runs.get((version, bid))
@@ -253,8 +265,19 @@ def analyse(snapshot: Snapshot) -> Site:
             tracks[track] = track_info(track, snapshot.primary_metrics.get(track))
         return tracks[track]
 
-    site = Site(snapshot, [], None, index, tracks, bundles, current_bundles, current_bm, runs,
-                charts, labels)
+    site = Site(
+        snapshot,
+        [],
+        None,
+        index,
+        tracks,
+        bundles,
+        current_bundles,
+        current_bm,
+        runs,
+        charts,
+        labels,
+    )
     versions = site_versions(snapshot)
     previous: VersionData | None = None
     last_change: dict[str, str] = {}
@@ -275,15 +298,21 @@ def analyse(snapshot: Snapshot) -> Site:
             vd.standings[bm.id] = st
             old = previous.standings.get(bm.id) if previous else None
             ch = diff_standings(
-                old, st, old_run=runs.get((previous.version.name, bm.id)) if previous else None,
-                new_run=runs.get((v.name, bm.id)), populational=t.populational, labels=labels,
+                old,
+                st,
+                old_run=runs.get((previous.version.name, bm.id)) if previous else None,
+                new_run=runs.get((v.name, bm.id)),
+                populational=t.populational,
+                labels=labels,
             )
             vd.changes[bm.id] = ch
             if ch:
                 last_change[bm.id] = v.date.isoformat()
             names |= {site.system_name(bm.id, e.bundle, e.content_hash) for e in st.entries}
-            names |= {site.system_name(bm.id, k[0], next(iter(ms.values())).content_hash)
-                      for k, ms in st.others}
+            names |= {
+                site.system_name(bm.id, k[0], next(iter(ms.values())).content_hash)
+                for k, ms in st.others
+            }
         vd.slugs = system_slugs(names)
         vd.last_change = dict(last_change)
         site.versions.append(vd)

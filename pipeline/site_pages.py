@@ -40,34 +40,36 @@ from pipeline.site_systems import system_pages
 from pipeline.standings import CURRENT, Entry, fmt_interval, fmt_num, history, sparkline
 
 SCORE_CHART_LIMIT = 40
-SCATTER_LIMIT = 300
+SCATTER_LIMIT = 100
 
 
 def column(name: str) -> MetricColumn:
-    """A metric's column head from the registry."""
+    """Return a metric's column head from the registry."""
     m = metric_info(name)
     return MetricColumn(name, m.label, m.unit, m.direction, m.description)
 
 
 def nav_for(site: Site, vd: VersionData, prefix: str) -> Callable[[str], Nav]:
-    """A factory of :class:`Nav` for pages of ``vd`` rendered under ``prefix``."""
+    """Return a factory of :class:`Nav` for pages of ``vd`` rendered under ``prefix``."""
     is_release = prefix != ""
     label = vd.version.label
     if not is_release and vd.version.is_release:
         label = f"latest: {label}"
 
     def make(path: str) -> Nav:
-        return Nav(href(path, ""), href(path, prefix), vd.version.name, label, is_release,
-                   href(path, ""))
+        return Nav(
+            href(path, ""), href(path, prefix), vd.version.name, label, is_release, href(path, "")
+        )
 
     return make
 
 
 def methodology(t: TrackInfo) -> Methodology:
-    """The methodology section of a track (template picked by track name)."""
+    """Describe the methodology section of a track (template picked by track name)."""
     names = [t.primary, *t.secondary]
-    return Methodology(t.name, t.title, t.paper, f"methodology/{t.name}.html",
-                       tuple(column(n) for n in names))
+    return Methodology(
+        t.name, t.title, t.paper, f"methodology/{t.name}.html", tuple(column(n) for n in names)
+    )
 
 
 def badges(site: Site, vd: VersionData, bm: BenchmarkRow, e: Entry) -> tuple[Badge, ...]:
@@ -88,8 +90,10 @@ def stale_reason(site: Site, bm: BenchmarkRow, e: Entry) -> str:
     """Why a current score is out of date ('' when it is not)."""
     cur_bm = site.current_benchmarks.get(bm.id)
     if cur_bm is not None and bm.content_hash and cur_bm.content_hash != bm.content_hash:
-        return (f"scored on benchmark version {bm.version or bm.content_hash[:10]}; "
-                f"the current version is {cur_bm.version or cur_bm.content_hash[:10]}")
+        return (
+            f"scored on benchmark version {bm.version or bm.content_hash[:10]}; "
+            f"the current version is {cur_bm.version or cur_bm.content_hash[:10]}"
+        )
     cur = site.current_bundles.get((bm.id, e.bundle))
     if cur is None:
         return "this bundle is no longer in submissions/"
@@ -99,14 +103,16 @@ def stale_reason(site: Site, bm: BenchmarkRow, e: Entry) -> str:
 
 
 def stale_note(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
-    """A banner when the benchmark itself changed since it was scored."""
+    """Return a banner text when the benchmark itself changed since it was scored."""
     if vd.version.name != CURRENT:
         return ""
     cur = site.current_benchmarks.get(bm.id)
     if cur is not None and bm.content_hash and cur.content_hash != bm.content_hash:
-        return (f"These scores were computed on benchmark version {bm.version} "
-                f"({bm.content_hash[:10]}); the current version is {cur.version} "
-                f"({cur.content_hash[:10]}). They are stale until the next `gmeter score`.")
+        return (
+            f"These scores were computed on benchmark version {bm.version} "
+            f"({bm.content_hash[:10]}); the current version is {cur.version} "
+            f"({cur.content_hash[:10]}). They are stale until the next `gmeter score`."
+        )
     if bm.id in site.current_benchmarks and not site.runs.get((CURRENT, bm.id)):
         return "This benchmark has not been scored yet."
     return ""
@@ -120,7 +126,9 @@ def _entry_label(site: Site, bm_id: str, e: Entry) -> str:
     return name if e.agent in (name, "") else f"{name} · {e.agent}"
 
 
-def _score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[ch.ChartSpec]:
+def _score_charts(
+    site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo
+) -> list[ch.ChartSpec]:
     """Charts from the scores (interval, state of the art, g-index bubbles) + the track's."""
     st = vd.standings[bm.id]
     m = metric_info(t.primary)
@@ -134,27 +142,56 @@ def _score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -
         v, lo, hi = e.primary.value, e.primary.ci_low, e.primary.ci_high
         if v is None or not math.isfinite(v):
             continue
-        recs.append({"entry": lbl, "value": v, "low": lo if lo is not None else v,
-                     "high": hi if hi is not None else v, "value_text": fmt_num(v),
-                     "interval": fmt_interval(lo, hi) or "none", "group": str(e.group or "—")})
+        recs.append(
+            {
+                "entry": lbl,
+                "value": v,
+                "low": lo if lo is not None else v,
+                "high": hi if hi is not None else v,
+                "value_text": fmt_num(v),
+                "interval": fmt_interval(lo, hi) or "none",
+                "group": str(e.group or "—"),
+            }
+        )
     if recs:
         top = f"top {len(recs)} " if len(st.entries) > len(recs) else ""
-        out.append(ch.interval_chart("scores", recs, title=f"{m.label} of the {top}entries",
-                                     x=(m.label, m.unit), what=bm.title))
+        out.append(
+            ch.interval_chart(
+                "scores",
+                recs,
+                title=f"{m.label} of the {top}entries",
+                x=(m.label, m.unit),
+                what=bm.title,
+            )
+        )
     sota = _sota(site, vd, bm, t)
     if len(sota) >= 2:
-        out.append(ch.line_chart("sota", sota, title=f"Best {m.label} over time",
-                                 x=("release date", ""), y=(f"best {m.label}", m.unit),
-                                 temporal=True, step=True,
-                                 what=f"Step line of the best {m.label} in each version, "
-                                      "labelled with the leader"))
+        out.append(
+            ch.line_chart(
+                "sota",
+                sota,
+                title=f"Best {m.label} over time",
+                x=("release date", ""),
+                y=(f"best {m.label}", m.unit),
+                temporal=True,
+                step=True,
+                what=f"Step line of the best {m.label} in each version, labelled with the leader",
+            )
+        )
     if t.name == "gindex":
         p = _pairs(site, bm.id, st.entries[:SCATTER_LIMIT], "compute_log2", "theta_mean", "g_index")
         if len(p) >= 2:
-            out.append(ch.scatter_chart("theta-compute", p, title="θ vs training compute",
-                                        x=_axis("compute_log2"), y=_axis("theta_mean"),
-                                        size=_axis("g_index"),
-                                        what="bubble size is the g-index (paper Figs. 12–13)"))
+            out.append(
+                ch.scatter_chart(
+                    "theta-compute",
+                    p,
+                    title="θ vs training compute",
+                    x=_axis("compute_log2"),
+                    y=_axis("theta_mean"),
+                    size=_axis("g_index"),
+                    what="bubble size is the g-index (paper Figs. 12–13)",
+                )
+            )
     used = {c.key for c in out}
     for rec in site.charts.get((vd.version.name, bm.id), []):
         for made in track_charts("t-" + slugify(rec.name), rec.name, rec.data):
@@ -170,7 +207,7 @@ def _axis(name: str) -> tuple[str, str]:
 
 
 def _sota(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[dict[str, object]]:
-    """The best primary score in each version up to ``vd`` (Papers-with-Code style)."""
+    """Return the best primary score in each version up to ``vd`` (Papers-with-Code style)."""
     sign = -1.0 if metric_info(t.primary).direction == "lower" else 1.0
     out: list[dict[str, object]] = []
     for v in vd.history:
@@ -183,12 +220,21 @@ def _sota(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[d
                 best = (r.value, key, r.content_hash)
         if best is not None:
             who = site.system_name(bm.id, best[1][0], best[2])
-            out.append({"x": v.date.isoformat(), "y": best[0], "x_text": v.date.isoformat(),
-                        "y_text": fmt_num(best[0]), "label": f"{v.name}: {who}"})
+            out.append(
+                {
+                    "x": v.date.isoformat(),
+                    "y": best[0],
+                    "x_text": v.date.isoformat(),
+                    "y_text": fmt_num(best[0]),
+                    "label": f"{v.name}: {who}",
+                }
+            )
     return out
 
 
-def _pairs(site: Site, bm_id: str, entries: Sequence[Entry], xm: str, ym: str, sm: str) -> list[dict[str, object]]:
+def _pairs(
+    site: Site, bm_id: str, entries: Sequence[Entry], xm: str, ym: str, sm: str
+) -> list[dict[str, object]]:
     res: list[dict[str, object]] = []
     for e in entries:
         x, y, s = e.metrics.get(xm), e.metrics.get(ym), e.metrics.get(sm)
@@ -196,28 +242,44 @@ def _pairs(site: Site, bm_id: str, entries: Sequence[Entry], xm: str, ym: str, s
             continue
         if not (math.isfinite(x.value) and math.isfinite(y.value)):
             continue
-        p: dict[str, object] = {"label": _entry_label(site, bm_id, e), "x": x.value, "y": y.value,
-                                "x_text": fmt_num(x.value), "y_text": fmt_num(y.value)}
+        p: dict[str, object] = {
+            "label": _entry_label(site, bm_id, e),
+            "x": x.value,
+            "y": y.value,
+            "x_text": fmt_num(x.value),
+            "y_text": fmt_num(y.value),
+        }
         if s is not None and s.value is not None and math.isfinite(s.value):
             p["size"], p["size_text"] = s.value, fmt_num(s.value)
         res.append(p)
     return res
 
 
-def blocks(specs: list[ch.ChartSpec], page_path: str, base: str, files: list[SpecFile]) -> tuple[ChartBlock, ...]:
+def blocks(
+    specs: list[ch.ChartSpec], page_path: str, base: str, files: list[SpecFile]
+) -> tuple[ChartBlock, ...]:
     """Chart blocks for a page, recording each spec's file next to the page."""
     res = []
     for c in specs:
         spath = f"{base}{c.key}.vl.json"
         files.append(SpecFile(spath, c.spec))
-        res.append(ChartBlock(c.key, c.title, c.alt, c.spec, href(page_path, spath),
-                              c.table_head, c.table_rows))
+        res.append(
+            ChartBlock(
+                c.key, c.title, c.alt, c.spec, href(page_path, spath), c.table_head, c.table_rows
+            )
+        )
     return tuple(res)
 
 
-def benchmark_page(site: Site, vd: VersionData, bm: BenchmarkRow, prefix: str,
-                   nav: Callable[[str], Nav], files: list[SpecFile]) -> Page:
-    """The leaderboard page of one benchmark in one version."""
+def benchmark_page(
+    site: Site,
+    vd: VersionData,
+    bm: BenchmarkRow,
+    prefix: str,
+    nav: Callable[[str], Nav],
+    files: list[SpecFile],
+) -> Page:
+    """Build the leaderboard page of one benchmark in one version."""
     base = f"{prefix}benchmarks/{safe_segment(bm.id)}/"
     path = base + "index.html"
     t = site.tracks[bm.track]
@@ -233,30 +295,48 @@ def benchmark_page(site: Site, vd: VersionData, bm: BenchmarkRow, prefix: str,
         sec = []
         for m in secondary:
             r = e.metrics.get(m)
-            sec.append(_cell(r.value if r else None, r.ci_low if r else None, r.ci_high if r else None))
-        rows.append(LeaderboardRow(
-            str(e.rank or "—"), str(e.group or "—"),
-            Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name),
-            "" if e.agent == name else e.agent, b.organisation if b else "",
-            _cell(e.primary.value, e.primary.ci_low, e.primary.ci_high), tuple(sec),
-            badges(site, vd, bm, e), b.submitted.isoformat() if b and b.submitted else "",
-            spark, e.primary.verified,
-        ))
+            sec.append(
+                _cell(r.value if r else None, r.ci_low if r else None, r.ci_high if r else None)
+            )
+        rows.append(
+            LeaderboardRow(
+                str(e.rank or "—"),
+                str(e.group or "—"),
+                Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name),
+                "" if e.agent == name else e.agent,
+                b.organisation if b else "",
+                _cell(e.primary.value, e.primary.ci_low, e.primary.ci_high),
+                tuple(sec),
+                badges(site, vd, bm, e),
+                b.submitted.isoformat() if b and b.submitted else "",
+                spark,
+                e.primary.verified,
+            )
+        )
     other_metrics = sorted({m for _, ms in st.others for m in ms})
     others = []
     for (bundle, agent), ms in st.others:
         some = next(iter(ms.values()))
         b = site.bundle(bm.id, bundle, some.content_hash)
         name = b.system_name if b else bundle
-        cells = tuple(_cell(ms[m].value, ms[m].ci_low, ms[m].ci_high) if m in ms else Cell("—")
-                      for m in other_metrics)
-        link = (Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name) if name in vd.slugs
-                else Link("", name))
+        cells = tuple(
+            _cell(ms[m].value, ms[m].ci_low, ms[m].ci_high) if m in ms else Cell("—")
+            for m in other_metrics
+        )
+        link = (
+            Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name)
+            if name in vd.slugs
+            else Link("", name)
+        )
         others.append(OtherRow(link, "" if agent == name else agent, cells))
     origin = bm.manifest.get("origin", {}) if isinstance(bm.manifest, dict) else {}
-    origin_items = tuple(
-        (str(k), str(v)) for k, v in sorted(origin.items()) if isinstance(v, str | int | float)
-    ) if isinstance(origin, dict) else ()
+    origin_items = (
+        tuple(
+            (str(k), str(v)) for k, v in sorted(origin.items()) if isinstance(v, str | int | float)
+        )
+        if isinstance(origin, dict)
+        else ()
+    )
     run = site.runs.get((vd.version.name, bm.id))
     specs = _score_charts(site, vd, bm, t)
     downloads = (
@@ -266,10 +346,24 @@ def benchmark_page(site: Site, vd: VersionData, bm: BenchmarkRow, prefix: str,
         Link(href(path, "data/gmeter.duckdb"), "DuckDB file"),
     )
     ctx = BenchmarkPage(
-        nav(path), bm.title, bm.id, bm.track, t.title, bm.version, bm.description, origin_items,
-        column(t.primary), tuple(column(m) for m in secondary), tuple(rows),
-        tuple(column(m) for m in other_metrics), tuple(others), stale_note(site, vd, bm), blocks(specs, path, base, files), methodology(t),
-        run.notes if run else (), downloads,
+        nav(path),
+        bm.title,
+        bm.id,
+        bm.track,
+        t.title,
+        bm.version,
+        bm.description,
+        origin_items,
+        column(t.primary),
+        tuple(column(m) for m in secondary),
+        tuple(rows),
+        tuple(column(m) for m in other_metrics),
+        tuple(others),
+        stale_note(site, vd, bm),
+        blocks(specs, path, base, files),
+        methodology(t),
+        run.notes if run else (),
+        downloads,
     )
     return Page(path, "benchmark.html", ctx)
 
@@ -282,57 +376,111 @@ def _cell(v: float | None, lo: float | None, hi: float | None) -> Cell:
 
 
 def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav]) -> Page:
-    """The home page of one version."""
+    """Build the home page of one version."""
     path = prefix + "index.html"
     lines = []
     for bm in vd.benchmarks:
         st = vd.standings[bm.id]
         t = site.tracks[bm.track]
         lead = st.entries[0] if st.entries else None
-        lines.append(HomeBenchmark(
-            Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title), bm.track,
-            t.title, _entry_label(site, bm.id, lead) if lead else "—",
-            fmt_num(lead.primary.value) if lead else "", metric_info(t.primary).label,
-            len(st.entries), vd.last_change.get(bm.id, "—"), bool(stale_note(site, vd, bm)),
-        ))
+        lines.append(
+            HomeBenchmark(
+                Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
+                bm.track,
+                t.title,
+                _entry_label(site, bm.id, lead) if lead else "—",
+                fmt_num(lead.primary.value) if lead else "",
+                metric_info(t.primary).label,
+                len(st.entries),
+                vd.last_change.get(bm.id, "—"),
+                bool(stale_note(site, vd, bm)),
+            )
+        )
     counts: dict[str, int] = defaultdict(int)
     for changes in vd.changes.values():
         for c in changes:
             counts[c.kind] += 1
-    words = {"new": "new entries", "changed": "changed scores", "rank": "rank moves",
-             "removed": "removed entries"}
+    words = {
+        "new": "new entries",
+        "changed": "changed scores",
+        "rank": "rank moves",
+        "removed": "removed entries",
+    }
     summary = tuple(f"{counts[k]} {w}" for k, w in words.items() if counts[k])
-    rel = tuple(Link(href(path, f"{v.prefix}"), v.version.label)
-                for v in reversed(site.versions) if v.version.is_release)
+    rel = tuple(
+        Link(href(path, f"{v.prefix}"), v.version.label)
+        for v in reversed(site.versions)
+        if v.version.is_release
+    )
     title = "Leaderboards of general machine intelligence"
-    return Page(path, "home.html", HomePage(nav(path), title, tuple(lines), summary,
-                                            Link(href(path, prefix + "changelog/"), "changelog"), rel))
+    return Page(
+        path,
+        "home.html",
+        HomePage(
+            nav(path),
+            title,
+            tuple(lines),
+            summary,
+            Link(href(path, prefix + "changelog/"), "changelog"),
+            rel,
+        ),
+    )
 
 
 def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav]) -> Page:
-    """What changed in this version compared with the previous one."""
+    """Build the page of what changed in this version compared with the previous one."""
     path = prefix + "changelog/index.html"
     groups: dict[str, list[ChangeItem]] = defaultdict(list)
     for bm in vd.benchmarks:
         st = vd.standings[bm.id]
         keyed = {(e.bundle, e.agent): e for e in st.entries}
-        prev = site.versions[[v.version for v in site.versions].index(vd.previous)] if vd.previous else None
+        prev = (
+            site.versions[[v.version for v in site.versions].index(vd.previous)]
+            if vd.previous
+            else None
+        )
         for c in vd.changes.get(bm.id, []):
             e = keyed.get((c.bundle, c.agent))
-            src = e or (prev.standings[bm.id].by_key().get((c.bundle, c.agent)) if prev and bm.id in prev.standings else None)
+            src = e or (
+                prev.standings[bm.id].by_key().get((c.bundle, c.agent))
+                if prev and bm.id in prev.standings
+                else None
+            )
             name = site.system_name(bm.id, c.bundle, src.content_hash if src else "")
             slug_map = vd.slugs if e else (prev.slugs if prev else {})
-            target = (f"{prefix}systems/{slug_map[name]}/" if e else
-                      f"{prev.prefix}systems/{slug_map[name]}/" if prev and name in slug_map else "")
+            target = (
+                f"{prefix}systems/{slug_map[name]}/"
+                if e
+                else f"{prev.prefix}systems/{slug_map[name]}/"
+                if prev and name in slug_map
+                else ""
+            )
             sys_link = Link(href(path, target), name) if target else Link("", name)
-            groups[c.kind].append(ChangeItem(
-                Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
-                sys_link, "" if c.agent == name else c.agent, c.kind, c.detail, c.why))
+            groups[c.kind].append(
+                ChangeItem(
+                    Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
+                    sys_link,
+                    "" if c.agent == name else c.agent,
+                    c.kind,
+                    c.detail,
+                    c.why,
+                )
+            )
     prev_label = vd.previous.label if vd.previous else ""
     title = f"Changes in {vd.version.label}"
-    return Page(path, "changelog.html", ChangelogPage(
-        nav(path), title, prev_label, tuple(groups["new"]), tuple(groups["removed"]),
-        tuple(groups["changed"]), tuple(groups["rank"])))
+    return Page(
+        path,
+        "changelog.html",
+        ChangelogPage(
+            nav(path),
+            title,
+            prev_label,
+            tuple(groups["new"]),
+            tuple(groups["removed"]),
+            tuple(groups["changed"]),
+            tuple(groups["rank"]),
+        ),
+    )
 
 
 def global_pages(site: Site) -> list[Page]:
@@ -346,24 +494,36 @@ def global_pages(site: Site) -> list[Page]:
     for vd in reversed(site.versions):
         if not vd.version.is_release:
             continue
-        kinds = defaultdict(int)
+        kinds: dict[str, int] = defaultdict(int)
         for cs in vd.changes.values():
             for c in cs:
                 kinds[c.kind] += 1
         counts = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "no changes"
-        lines.append(ReleaseLine(Link(href(path, vd.prefix), vd.version.name),
-                                 vd.version.date.isoformat(), vd.version.notes,
-                                 Link(href(path, vd.prefix + "changelog/"), "changelog"), counts))
+        lines.append(
+            ReleaseLine(
+                Link(href(path, vd.prefix), vd.version.name),
+                vd.version.date.isoformat(),
+                vd.version.notes,
+                Link(href(path, vd.prefix + "changelog/"), "changelog"),
+                counts,
+            )
+        )
     out.append(Page(path, "releases.html", ReleasesPage(make(path), "Releases", tuple(lines))))
     path = "about/index.html"
-    tracks = sorted({bm.track for vd in site.versions for bm in vd.benchmarks} |
-                    {"gindex", "generality", "aiq", "similarity"})
+    tracks = sorted(
+        {bm.track for vd in site.versions for bm in vd.benchmarks}
+        | {"gindex", "generality", "aiq", "similarity"}
+    )
     from pipeline.site_model import track_info
 
     metho = tuple(methodology(site.tracks.get(t) or track_info(t)) for t in tracks)
-    downloads = tuple(Link(href(path, f"data/{n}"), n) for n in
-                      ("gmeter.duckdb", "manifest.json", "scores.csv", "scores.parquet"))
-    out.append(Page(path, "about.html", AboutPage(make(path), "About the measures", metho, downloads)))
+    downloads = tuple(
+        Link(href(path, f"data/{n}"), n)
+        for n in ("gmeter.duckdb", "manifest.json", "scores.csv", "scores.parquet")
+    )
+    out.append(
+        Page(path, "about.html", AboutPage(make(path), "About the measures", metho, downloads))
+    )
     out.append(Page("404.html", "404.html", NotFoundPage(make("404.html"), "Page not found")))
     return out
 
@@ -386,4 +546,3 @@ def build_pages(site: Site) -> tuple[list[Page], list[SpecFile]]:
     if site.latest is not None:
         pages.extend(global_pages(site))
     return pages, specs
-

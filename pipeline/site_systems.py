@@ -38,8 +38,18 @@ def system_pages(
     for bm in vd.benchmarks:
         st = vd.standings[bm.id]
         # entries without the primary metric (suite-level rows) are listed too, unranked
-        extra = [Entry(k[0], k[1], next(iter(ms.values())).content_hash,
-                       next(iter(ms.values())), ms, None, None) for k, ms in st.others]
+        extra = [
+            Entry(
+                k[0],
+                k[1],
+                next(iter(ms.values())).content_hash,
+                next(iter(ms.values())),
+                ms,
+                None,
+                None,
+            )
+            for k, ms in st.others
+        ]
         for e in [*st.entries, *extra]:
             b = site.bundle(bm.id, e.bundle, e.content_hash)
             name = b.system_name if b else e.bundle
@@ -69,13 +79,32 @@ def system_pages(
                 if not recs:
                     continue
                 rows.append((v.label, tuple(_value(recs.get(m)) for m in metrics)))
-            entries.append(SystemEntry(bm_link, "" if e.agent == name else e.agent, heads,
-                                       tuple(rows), str(e.rank or "—"), badges(site, vd, bm, e)))
+            entries.append(
+                SystemEntry(
+                    bm_link,
+                    "" if e.agent == name else e.agent,
+                    heads,
+                    tuple(rows),
+                    str(e.rank or "—"),
+                    badges(site, vd, bm, e),
+                )
+            )
             for v, rec in history(site.index, vd.history, bid, (e.bundle, e.agent), t.primary):
-                if rec.value is not None and rec.value == rec.value and abs(rec.value) != float("inf"):
-                    series[bid].append({"x": v.date.isoformat(), "y": rec.value,
-                                        "x_text": v.date.isoformat(), "y_text": fmt_num(rec.value),
-                                        "label": v.name, "series": e.agent or name})
+                if (
+                    rec.value is not None
+                    and rec.value == rec.value
+                    and abs(rec.value) != float("inf")
+                ):
+                    series[bid].append(
+                        {
+                            "x": v.date.isoformat(),
+                            "y": rec.value,
+                            "x_text": v.date.isoformat(),
+                            "y_text": fmt_num(rec.value),
+                            "label": v.name,
+                            "series": e.agent or name,
+                        }
+                    )
             if b is not None and (bid, b.id) not in provenance:
                 provenance[(bid, b.id)] = _provenance(path, bm_link, b)
         for bid in sorted(series):
@@ -83,14 +112,25 @@ def system_pages(
             if len({p["x"] for p in pts}) < 2:
                 continue
             m = metric_info(site.tracks[bms[bid].track].primary)
-            specs.append(ch.line_chart(
-                f"history-{safe_segment(bid)}", pts,
-                title=f"{m.label} on {bms[bid].title} over releases", x=("release date", ""),
-                y=(m.label, m.unit), temporal=True,
-                what=f"Line chart of {m.label} in each version for this system's entries"))
-        ctx = SystemPage(nav(path), name, ", ".join(orgs), tuple(entries),
-                         tuple(provenance[k] for k in sorted(provenance)),
-                         blocks(specs, path, base, files))
+            specs.append(
+                ch.line_chart(
+                    f"history-{safe_segment(bid)}",
+                    pts,
+                    title=f"{m.label} on {bms[bid].title} over releases",
+                    x=("release date", ""),
+                    y=(m.label, m.unit),
+                    temporal=True,
+                    what=f"Line chart of {m.label} in each version for this system's entries",
+                )
+            )
+        ctx = SystemPage(
+            nav(path),
+            name,
+            ", ".join(orgs),
+            tuple(entries),
+            tuple(provenance[k] for k in sorted(provenance)),
+            blocks(specs, path, base, files),
+        )
         pages.append(Page(path, "system.html", ctx))
     return pages
 
@@ -99,7 +139,14 @@ def _provenance(path: str, bm_link: Link, b: BundleRow) -> Provenance:
     url = safe_url(b.url)
     files = tuple(Link(href(path, raw_path(b.content_hash, f.path)), f.path) for f in b.files)
     return Provenance(
-        bm_link, b.id, b.content_hash, b.submitted.isoformat() if b.submitted else "—",
-        b.source_path or "—", b.git_commit or "—", b.licence or "—",
-        Link(url, url) if url else None, files, b.description,
+        bm_link,
+        b.id,
+        b.content_hash,
+        b.submitted.isoformat() if b.submitted else "—",
+        b.source_path or "—",
+        b.git_commit or "—",
+        b.licence or "—",
+        Link(url, url) if url else None,
+        files,
+        b.description,
     )

@@ -128,9 +128,9 @@ def _usable(v: float | None) -> bool:
 
 
 def min_ranks(values: Sequence[float | None], direction: str) -> list[int | None]:
-    """Competition ranks (ties share the smallest rank; 1 = best); ``None`` for NaN/missing.
+    r"""Competition ranks (ties share the smallest rank; 1 = best); ``None`` for NaN/missing.
 
-    .. math:: r_i = 1 + \\#\\{j : s v_j > s v_i\\},\\quad s = +1 \\text{ (higher) or } -1
+    .. math:: r_i = 1 + \#\{j : s v_j > s v_i\},\quad s = +1 \text{ (higher) or } -1
 
     Used only when the store holds no ranks (the scorer normally ranks).
     """
@@ -148,16 +148,16 @@ def min_ranks(values: Sequence[float | None], direction: str) -> list[int | None
 def rank_groups(
     intervals: Sequence[tuple[float | None, float | None, float | None]], direction: str
 ) -> list[int | None]:
-    """Tie groups as LMArena's "rank (UB)": one plus the entries *surely* better.
+    r"""Tie groups as LMArena's "rank (UB)": one plus the entries *surely* better.
 
     For higher-is-better metrics, with interval :math:`[l_i, h_i]` (the point value when no
     interval was computed),
 
-    .. math:: g_i = 1 + \\#\\{j : l_j > h_i\\}
+    .. math:: g_i = 1 + \#\{j : l_j > h_i\}
 
     so every entry whose interval reaches the best lower bound shares group 1 with the
     leader, and an entry drops a group only for each competitor whose whole interval lies
-    above its own. Lower-is-better metrics use :math:`g_i = 1 + \\#\\{j : h_j < l_i\\}`.
+    above its own. Lower-is-better metrics use :math:`g_i = 1 + \#\{j : h_j < l_i\}`.
     Entries without a usable value (NaN, missing) get ``None``. Without intervals the groups
     equal the competition ranks.
 
@@ -222,7 +222,7 @@ def index_scores(scores: Sequence[ScoreRecord]) -> ScoreIndex:
 def standing(
     index: ScoreIndex, version: str, benchmark: str, metric: str, direction: str
 ) -> Standing:
-    """The ranked entries of ``benchmark`` in ``version`` by ``metric``.
+    """Return the ranked entries of ``benchmark`` in ``version`` by ``metric``.
 
     Ranks come from the store (the scorer's ranking); when the store holds none they are
     recomputed from the values (not for descriptive metrics, direction ``none``, which get
@@ -239,8 +239,11 @@ def standing(
         ranks = min_ranks([p.value for p in prim], direction)
     else:
         ranks = [p.rank for p in prim]
-    groups = (rank_groups([(p.value, p.ci_low, p.ci_high) for p in prim], direction) if ranked
-              else [None] * len(prim))
+    groups = (
+        rank_groups([(p.value, p.ci_low, p.ci_high) for p in prim], direction)
+        if ranked
+        else [None] * len(prim)
+    )
     entries = [
         Entry(k[0], k[1], p.content_hash, p, rows[k], r, g)
         for k, p, r, g in zip(keys, prim, ranks, groups, strict=True)
@@ -263,7 +266,7 @@ def history(
     key: EntryKey,
     metric: str,
 ) -> list[tuple[Version, ScoreRecord]]:
-    """An entry's ``metric`` in each of ``versions`` where it has one (in version order)."""
+    """Return an entry's ``metric`` in each of ``versions`` where it has one (in version order)."""
     out = []
     for v in versions:
         rec = index.get((v.name, benchmark), {}).get(key, {}).get(metric)
@@ -273,12 +276,16 @@ def history(
 
 
 def sparkline(points: Sequence[tuple[str, float | None]]) -> Sparkline | None:
-    """An inline SVG path (60×16 box) of a history; ``None`` below two usable points.
+    """Draw a history as an inline SVG path (60×16 box, whole-pixel points).
+
+    ``None`` below two usable points.
 
     The y range is the entry's own min–max (a flat history is a centred line); inf values
     are left out of the range and the path.
     """
-    usable = [(i, lbl, v) for i, (lbl, v) in enumerate(points) if v is not None and math.isfinite(v)]
+    usable = [
+        (i, lbl, v) for i, (lbl, v) in enumerate(points) if v is not None and math.isfinite(v)
+    ]
     if len(usable) < 2:
         return None
     n = len(points) - 1
@@ -288,10 +295,10 @@ def sparkline(points: Sequence[tuple[str, float | None]]) -> Sparkline | None:
     for i, _, v in usable:
         x = 60.0 * i / n if n else 0.0
         y = 8.0 if hi == lo else 14.0 - 12.0 * (v - lo) / (hi - lo)
-        coords.append((round(x, 1), round(y, 1)))
+        coords.append((round(x), round(y)))
     path = "M" + "L".join(f"{x:g} {y:g}" for x, y in coords)
     label = "history: " + ", ".join(f"{lbl} {fmt_num(v)}" for lbl, v in points)
-    return Sparkline(path, label, coords[-1][0], coords[-1][1])
+    return Sparkline(path, label)
 
 
 # --------------------------------------------------------------------------- changelog
@@ -310,7 +317,7 @@ def diff_standings(
     populational: bool,
     labels: Mapping[str, str],
 ) -> list[Change]:
-    """What changed in a benchmark's standing from ``old`` to ``new``.
+    """List what changed in a benchmark's standing from ``old`` to ``new``.
 
     Every changed value says why, from what the store records:
 
@@ -329,8 +336,12 @@ def diff_standings(
     for key, e in sorted(new_by.items()):
         if key not in old_by:
             changes.append(
-                Change("new", *key, f"{labels.get(new.metric, new.metric)} "
-                       f"{fmt_num(e.primary.value)}, rank {e.rank or '—'}")
+                Change(
+                    "new",
+                    *key,
+                    f"{labels.get(new.metric, new.metric)} "
+                    f"{fmt_num(e.primary.value)}, rank {e.rank or '—'}",
+                )
             )
             continue
         o = old_by[key]
@@ -345,8 +356,9 @@ def diff_standings(
         if moved:
             why = []
             if o.content_hash != e.content_hash:
-                why.append(f"new bundle version ({_short(o.content_hash)} → "
-                           f"{_short(e.content_hash)})")
+                why.append(
+                    f"new bundle version ({_short(o.content_hash)} → {_short(e.content_hash)})"
+                )
             if o.primary.code_version != e.primary.code_version:
                 why.append(f"code version {o.primary.code_version} → {e.primary.code_version}")
             if old_run and new_run and old_run.benchmark_hash != new_run.benchmark_hash:

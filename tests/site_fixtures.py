@@ -26,15 +26,24 @@ NOW = dt.datetime(2024, 6, 1, 12, 0, 0)
 
 TRACK_METRICS = {
     "gindex": ("g_index", "theta_mean", "omega_mean", "compute_log2"),
-    "generality": ("capability", "spread", "generality", "normalised_generality",
-                   "expected_difficulty"),
+    "generality": (
+        "capability",
+        "spread",
+        "generality",
+        "normalised_generality",
+        "expected_difficulty",
+    ),
     "aiq": ("aiq",),
     "similarity": ("similarity", "dissimilarity", "diversity"),
 }
-PRIMARY = {"gindex": "g_index", "generality": "capability", "aiq": "aiq",
-           "similarity": "similarity"}
+PRIMARY = {
+    "gindex": "g_index",
+    "generality": "capability",
+    "aiq": "aiq",
+    "similarity": "similarity",
+}
 TESTS = ["CartPole", "MountainCar", "Acrobot"]
-PAIRS = [f"{a}|{b}" for k, a in enumerate(TESTS) for b in TESTS[k + 1:]]
+PAIRS = [f"{a}|{b}" for k, a in enumerate(TESTS) for b in TESTS[k + 1 :]]
 
 
 def _hash(*parts: object) -> str:
@@ -60,13 +69,27 @@ def _ranks(values: Sequence[float | None], metric: str) -> list[int | None]:
 def _system(benchmark: str, i: int) -> str:
     if benchmark == "gindex-demo" and i == 2:
         return HOSTILE
-    names = ["Atlas", "Borealis", "Cygnus", "Draco", "Eridanus", "Fornax", "Gemini", "Hydra",
-             "Indus", "Lyra", "Mensa", "Norma"]
+    names = [
+        "Atlas",
+        "Borealis",
+        "Cygnus",
+        "Draco",
+        "Eridanus",
+        "Fornax",
+        "Gemini",
+        "Hydra",
+        "Indus",
+        "Lyra",
+        "Mensa",
+        "Norma",
+    ]
     base = names[i % len(names)]
     return base if i < len(names) else f"{base}-{i}"
 
 
-def _values(track: str, i: int, j: int, agent: int, rng: np.random.Generator) -> dict[str, tuple[float, float | None, float | None]]:
+def _values(
+    track: str, i: int, j: int, agent: int, rng: np.random.Generator
+) -> dict[str, tuple[float, float | None, float | None]]:
     """metric → (value, ci_low, ci_high) for bundle i, version j, agent index."""
     drift = 0.05 * j * ((i % 3) - 1)
     if track == "gindex":
@@ -74,17 +97,23 @@ def _values(track: str, i: int, j: int, agent: int, rng: np.random.Generator) ->
         if i in (3, 4):
             g = 25.0  # a tie
         theta = min(0.99, 0.3 + 0.05 * (i % 10) + 0.01 * j)
-        return {"g_index": (g, None, None), "theta_mean": (theta, None, None),
-                "omega_mean": (0.2 + 0.03 * (i % 5), None, None),
-                "compute_log2": (20.0 + i % 7, None, None)}
+        return {
+            "g_index": (g, None, None),
+            "theta_mean": (theta, None, None),
+            "omega_mean": (0.2 + 0.03 * (i % 5), None, None),
+            "compute_log2": (20.0 + i % 7, None, None),
+        }
     if track == "generality":
         cap = 0.2 + 0.1 * ((i + agent) % 7) + 0.01 * j
         spread = 0.0 if (i, agent) == (1, 1) else 0.05 + 0.02 * ((i * 3 + agent) % 5)
         gen = math.inf if spread == 0 else 1.0 / spread
-        return {"capability": (cap, None, None), "spread": (spread, None, None),
-                "generality": (gen, None, None),
-                "normalised_generality": (max(-1.0, 1 - spread**2 / 0.09), None, None),
-                "expected_difficulty": (cap / 2 + 0.1, None, None)}
+        return {
+            "capability": (cap, None, None),
+            "spread": (spread, None, None),
+            "generality": (gen, None, None),
+            "normalised_generality": (max(-1.0, 1 - spread**2 / 0.09), None, None),
+            "expected_difficulty": (cap / 2 + 0.1, None, None),
+        }
     if track == "aiq":
         v = math.nan if i == 4 else 20.0 + 8.0 * ((i * 5) % 7) + float(rng.normal(0, 0.3))
         half = 2.0 + (i % 3)
@@ -93,55 +122,127 @@ def _values(track: str, i: int, j: int, agent: int, rng: np.random.Generator) ->
         v = 0.3 + 0.1 * (i % 5) + 0.02 * j
         return {"diversity": (v, v - 0.05, v + 0.05)}
     sim = 0.9 - 0.2 * agent - 0.05 * (i % 3)
-    return {"similarity": (sim, sim - 0.1, sim + 0.1),
-            "dissimilarity": (1 - sim, 0.9 - sim, 1.1 - sim)}
+    return {
+        "similarity": (sim, sim - 0.1, sim + 0.1),
+        "dissimilarity": (1 - sim, 0.9 - sim, 1.1 - sim),
+    }
 
 
 def _charts(track: str, bundles: list[int], j: int) -> dict[str, Any]:
     if track == "gindex":
         doms = ["alarm", "cron", "email", "http", "mqtt", "sql", "weather"]
-        m = [[round(abs(a - b) / 7 + 0.05 * ((a * b) % 3), 3) if a != b else 0.0
-              for b in range(7)] for a in range(7)]
+        m = [
+            [round(abs(a - b) / 7 + 0.05 * ((a * b) % 3), 3) if a != b else 0.0 for b in range(7)]
+            for a in range(7)
+        ]
         return {
-            "domain_distance": {"labels": doms, "matrix": m, "title": "Domain distance Ω",
-                                "value": {"label": "Ω", "unit": "0–1"}},
-            "theta_vs_samples": [{"system": _system("gindex-demo", i), "samples": 100 * (i + 1),
-                                  "theta": 0.3 + 0.05 * (i % 10), "g_index": 10.0 + i}
-                                 for i in bundles[:60]],
+            "domain_distance": {
+                "labels": doms,
+                "matrix": m,
+                "title": "Domain distance Ω",
+                "value": {"label": "Ω", "unit": "0–1"},
+            },
+            "theta_vs_samples": [
+                {
+                    "system": _system("gindex-demo", i),
+                    "samples": 100 * (i + 1),
+                    "theta": 0.3 + 0.05 * (i % 10),
+                    "g_index": 10.0 + i,
+                }
+                for i in bundles[:60]
+            ],
         }
     if track == "generality":
         xs = [h / 4 for h in range(9)]
-        curves = [{"agent": f"agent-{a}", "bundle": "b0000", "x": xs,
-                   "psi": [max(0.0, 1 - x / (1.5 + a / 2)) for x in xs]} for a in range(3)]
+        curves = [
+            {
+                "agent": f"agent-{a}",
+                "bundle": "b0000",
+                "x": xs,
+                "psi": [max(0.0, 1 - x / (1.5 + a / 2)) for x in xs],
+            }
+            for a in range(3)
+        ]
         iso_x = [k / 20 for k in range(21)]
         iso_c = [math.sqrt(max(0.0, x * (1 - x))) for x in iso_x]
-        pts = [{"agent": f"agent-{a}", "bundle": f"b{i:04d}", "capability": 0.2 + 0.1 * ((i + a) % 7),
-                "spread": 0.05 + 0.02 * ((i * 3 + a) % 5), "generality": 10.0,
-                "normalised_generality": 0.5 - 0.1 * a, "expected_difficulty": 0.3, "abstruse": False}
-               for i in bundles for a in range(2)]
-        return {"generality_acc": {"kmin": 0.0, "kmax": 2.0, "curves": curves},
-                "generality_aggregated_acc": {"x": xs, "psi": curves[1]["psi"],
-                                              "capability": 1.1, "spread": 0.4},
-                "generality_capability_spread": {
-                    "range": [0.0, 1.0], "normalisation": "paper", "points": pts,
-                    "isometrics": {"capability": iso_x, "constant": iso_c,
-                                   "maximum": [math.sqrt(2) * c for c in iso_c]}},
-                "generality_evolution": [{"agent": f"agent-{a}", "date": f"201{a}-06-01",
-                                          "capability": 0.3 + 0.1 * a} for a in range(3)],
-                "mystery": {"not": "drawable"}}
+        pts = [
+            {
+                "agent": f"agent-{a}",
+                "bundle": f"b{i:04d}",
+                "capability": 0.2 + 0.1 * ((i + a) % 7),
+                "spread": 0.05 + 0.02 * ((i * 3 + a) % 5),
+                "generality": 10.0,
+                "normalised_generality": 0.5 - 0.1 * a,
+                "expected_difficulty": 0.3,
+                "abstruse": False,
+            }
+            for i in bundles
+            for a in range(2)
+        ]
+        return {
+            "generality_acc": {"kmin": 0.0, "kmax": 2.0, "curves": curves},
+            "generality_aggregated_acc": {
+                "x": xs,
+                "psi": curves[1]["psi"],
+                "capability": 1.1,
+                "spread": 0.4,
+            },
+            "generality_capability_spread": {
+                "range": [0.0, 1.0],
+                "normalisation": "paper",
+                "points": pts,
+                "isometrics": {
+                    "capability": iso_x,
+                    "constant": iso_c,
+                    "maximum": [math.sqrt(2) * c for c in iso_c],
+                },
+            },
+            "generality_evolution": [
+                {"agent": f"agent-{a}", "date": f"201{a}-06-01", "capability": 0.3 + 0.1 * a}
+                for a in range(3)
+            ],
+            "mystery": {"not": "drawable"},
+        }
     if track == "aiq":
-        return {"aiq_vs_episode_length": [
-            {"agent": f"Q(λ) {k}", "episode_length": el, "aiq": 10 + k * 5 + math.log(el)}
-            for k in range(3) for el in (100, 1000, 10000)
-        ]}
-    heat = [{"bundle": f"b{i:04d}", "config": "", "row": a, "col": b,
-             "similarity": 1.0 if a == b else 0.9 - 0.2 * abs(TESTS.index(a) - TESTS.index(b))}
-            for i in bundles[:2] for a in TESTS for b in TESTS]
-    pts = [{"bundle": f"b{i:04d}", "config": "", "test": t, "x": 0.3 * k - 0.3,
-            "y": 0.1 * (k % 2), "explained": 0.9} for i in bundles[:2] for k, t in enumerate(TESTS)]
-    return {"similarity_heatmap": heat, "similarity_map": pts,
-            "legacy_matrix": {"labels": TESTS, "matrix": [[1.0, 0.5, 0.2], [0.5, 1.0, 0.4],
-                                                          [0.2, 0.4, 1.0]]}}
+        return {
+            "aiq_vs_episode_length": [
+                {"agent": f"Q(λ) {k}", "episode_length": el, "aiq": 10 + k * 5 + math.log(el)}
+                for k in range(3)
+                for el in (100, 1000, 10000)
+            ]
+        }
+    heat = [
+        {
+            "bundle": f"b{i:04d}",
+            "config": "",
+            "row": a,
+            "col": b,
+            "similarity": 1.0 if a == b else 0.9 - 0.2 * abs(TESTS.index(a) - TESTS.index(b)),
+        }
+        for i in bundles[:2]
+        for a in TESTS
+        for b in TESTS
+    ]
+    pts = [
+        {
+            "bundle": f"b{i:04d}",
+            "config": "",
+            "test": t,
+            "x": 0.3 * k - 0.3,
+            "y": 0.1 * (k % 2),
+            "explained": 0.9,
+        }
+        for i in bundles[:2]
+        for k, t in enumerate(TESTS)
+    ]
+    return {
+        "similarity_heatmap": heat,
+        "similarity_map": pts,
+        "legacy_matrix": {
+            "labels": TESTS,
+            "matrix": [[1.0, 0.5, 0.2], [0.5, 1.0, 0.4], [0.2, 0.4, 1.0]],
+        },
+    }
 
 
 def make_store(
@@ -156,8 +257,10 @@ def make_store(
     """Create a synthetic store at ``path`` (see the module docstring); return ``path``."""
     rng = np.random.default_rng(seed)
     specs: list[tuple[str, str, int]] = [
-        ("aiq-demo", "aiq", bundles), ("generality-demo", "generality", bundles),
-        ("gindex-demo", "gindex", bundles), ("similarity-demo", "similarity", max(2, bundles - 2)),
+        ("aiq-demo", "aiq", bundles),
+        ("generality-demo", "generality", bundles),
+        ("gindex-demo", "gindex", bundles),
+        ("similarity-demo", "similarity", max(2, bundles - 2)),
     ]
     if big:
         specs.append(("gindex-large", "gindex", big))
@@ -189,8 +292,13 @@ def make_store(
                     recs = []
                     for i in present:
                         for a in range(agents):
-                            name = (_system(bid, i) if agents == 1 else f"agent-{a}"
-                                    if track == "generality" else (PAIRS + ["suite"])[a])
+                            name = (
+                                _system(bid, i)
+                                if agents == 1
+                                else f"agent-{a}"
+                                if track == "generality"
+                                else [*PAIRS, "suite"][a]
+                            )
                             got = _values(track, i, j, a, rng).get(metric)
                             if got is None:
                                 continue
@@ -198,19 +306,42 @@ def make_store(
                             recs.append((i, name, v, lo, hi))
                     ranks = _ranks([r[2] for r in recs], metric)
                     for (i, name, v, lo, hi), rank in zip(recs, ranks, strict=True):
-                        rows.append({"bundle": f"b{i:04d}", "content_hash": current_hash[(bid, f"b{i:04d}")],
-                                     "agent": name, "metric": metric, "value": v, "ci_low": lo,
-                                     "ci_high": hi, "rank": rank, "verified": i % 4 != 3,
-                                     "details": None})
+                        rows.append(
+                            {
+                                "bundle": f"b{i:04d}",
+                                "content_hash": current_hash[(bid, f"b{i:04d}")],
+                                "agent": name,
+                                "metric": metric,
+                                "value": v,
+                                "ci_low": lo,
+                                "ci_high": hi,
+                                "rank": rank,
+                                "verified": i % 4 != 3,
+                                "details": None,
+                            }
+                        )
                 store.replace_scores(
-                    release=version, benchmark=bid,
-                    benchmark_hash=_hash(bid, "1.0.0"), track=track, rows=rows,
-                    charts=_charts(track, present, j), code_version=code, seed=seed, options={},
-                    notes=[f"synthetic scores for {bid}"], now=NOW,
+                    release=version,
+                    benchmark=bid,
+                    benchmark_hash=_hash(bid, "1.0.0"),
+                    track=track,
+                    rows=rows,
+                    charts=_charts(track, present, j),
+                    code_version=code,
+                    seed=seed,
+                    options={},
+                    notes=[f"synthetic scores for {bid}"],
+                    now=NOW,
                 )
             if version != "current":
-                store.put_release(version, rel_dates[j], f"Release {version}: synthetic.", code,
-                                  members, {bid: _hash(bid, "1.0.0") for bid, _, _ in specs})
+                store.put_release(
+                    version,
+                    rel_dates[j],
+                    f"Release {version}: synthetic.",
+                    code,
+                    members,
+                    {bid: _hash(bid, "1.0.0") for bid, _, _ in specs},
+                )
         if stale:
             with store.transaction():
                 _put_benchmark(store, "aiq-demo", "aiq", "1.1.0")  # scores are now stale
@@ -219,15 +350,28 @@ def make_store(
 
 
 def _put_benchmark(store: Any, bid: str, track: str, version: str) -> None:
-    manifest = {"id": bid, "title": f"{track.title()} demo" if not bid.endswith("large") else "Large g-index",
-                "track": track, "version": version, "description": f"A synthetic {track} benchmark.",
-                "origin": {"paper": "Synthetic et al. 2024", "notes": "generated for tests"}}
+    manifest = {
+        "id": bid,
+        "title": f"{track.title()} demo" if not bid.endswith("large") else "Large g-index",
+        "track": track,
+        "version": version,
+        "description": f"A synthetic {track} benchmark.",
+        "origin": {"paper": "Synthetic et al. 2024", "notes": "generated for tests"},
+    }
     store.put_benchmark(
-        benchmark_id=bid, content_hash=_hash(bid, version), track=track,
-        title=manifest["title"], version=version, description=manifest["description"],
-        licence="MIT", created=dt.date(2024, 1, 1), manifest=manifest,
-        source_path=f"submissions/{bid}", git_commit="0" * 40,
-        files={"benchmark.toml": f"id = '{bid}'\n".encode()}, now=NOW,
+        benchmark_id=bid,
+        content_hash=_hash(bid, version),
+        track=track,
+        title=manifest["title"],
+        version=version,
+        description=manifest["description"],
+        licence="MIT",
+        created=dt.date(2024, 1, 1),
+        manifest=manifest,
+        source_path=f"submissions/{bid}",
+        git_commit="0" * 40,
+        files={"benchmark.toml": f"id = '{bid}'\n".encode()},
+        now=NOW,
     )
 
 
@@ -235,15 +379,28 @@ def _put_bundle(store: Any, bid: str, i: int, h: str) -> None:
     name = _system(bid, i)
     manifest = {
         "submitted": dt.date(2024, 1, 1) + dt.timedelta(days=i % 300),
-        "contact": "someone@example.org", "licence": "MIT",
+        "contact": "someone@example.org",
+        "licence": "MIT",
         "description": f"Bundle {i} of {bid}.",
-        "system": {"name": name, "organisation": "Example Lab" if i % 2 else "",
-                   "url": "javascript:alert(1)" if name == HOSTILE else f"https://example.org/{i}"},
+        "system": {
+            "name": name,
+            "organisation": "Example Lab" if i % 2 else "",
+            "url": "javascript:alert(1)" if name == HOSTILE else f"https://example.org/{i}",
+        },
     }
-    files = {"submission.toml": f"[system]\nname = {name!r}\n".encode(),
-             "programs/task-1.json": b'{"nodes": []}'}
+    files = {
+        "submission.toml": f"[system]\nname = {name!r}\n".encode(),
+        "programs/task-1.json": b'{"nodes": []}',
+    }
     if name == HOSTILE:
         files["notes.html"] = b"<script>alert(1)</script>"
-    store.put_bundle(benchmark=bid, bundle_id=f"b{i:04d}", content_hash=h, manifest=manifest,
-                     source_path=f"submissions/{bid}/b{i:04d}", git_commit="1" * 40, files=files,
-                     now=NOW)
+    store.put_bundle(
+        benchmark=bid,
+        bundle_id=f"b{i:04d}",
+        content_hash=h,
+        manifest=manifest,
+        source_path=f"submissions/{bid}/b{i:04d}",
+        git_commit="1" * 40,
+        files=files,
+        now=NOW,
+    )

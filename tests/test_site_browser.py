@@ -22,13 +22,15 @@ ARTIFACTS = Path(__file__).parent / "_artifacts"
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(),
-                       reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)"),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(),
+        reason="needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)",
+    ),
 ]
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+    def log_message(self, format: str, *args: object) -> None:
         pass
 
 
@@ -71,7 +73,9 @@ PAGES = [
 
 
 @pytest.mark.parametrize(("name", "path"), PAGES, ids=[n for n, _ in PAGES])
-def test_page_renders_every_chart_without_errors(browser, server: str, name: str, path: str) -> None:
+def test_page_renders_every_chart_without_errors(
+    browser, server: str, name: str, path: str
+) -> None:
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     outside: list[str] = []
@@ -122,7 +126,12 @@ def test_sorting_and_filtering(browser, server: str) -> None:
 def test_hostile_name_stays_text(browser, server: str) -> None:
     page = browser.new_page()
     dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def on_dialog(d: object) -> None:
+        dialogs.append(d.message)  # type: ignore[attr-defined]
+        d.dismiss()  # type: ignore[attr-defined]
+
+    page.on("dialog", on_dialog)
     page.goto(server + "benchmarks/gindex-demo/index.html", wait_until="load")
     page.wait_for_timeout(500)
     assert dialogs == []

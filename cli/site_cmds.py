@@ -1,0 +1,42 @@
+"""``gmeter build``: write the static site from the store."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from cli.context import STATE, console, info, progress_reporter
+
+
+def build(
+    out: Annotated[
+        Path,
+        typer.Option(
+            "--out", "-o", help="Where the site goes (replaced atomically; default public)."
+        ),
+    ] = Path("public"),
+) -> None:
+    """Build the static site (leaderboards, releases, charts, data, API, feed) from the store.
+
+    The store is opened read-only. The site is written to a temporary folder, every internal
+    link is checked, and only then does it replace OUT; a failed build leaves OUT as it was.
+    Set SOURCE_DATE_EPOCH to fix the build date (builds are byte-identical either way).
+    """
+    from pipeline.build import build_site
+
+    with progress_reporter() as progress:
+        report = build_site(STATE.db_path, out, progress=progress)
+    info(
+        f"built {report.pages} pages ({report.files} files, {report.bytes / 1e6:.1f} MB) for "
+        f"{report.benchmarks} benchmark(s) and {len(report.versions)} version(s) "
+        f"in {report.seconds:.1f} s"
+    )
+    if not STATE.quiet:
+        console.print(f"site written to {report.out}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``build`` to the app."""
+    app.command("build")(build)
