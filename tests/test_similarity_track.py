@@ -191,6 +191,8 @@ def test_charts_heatmap_and_map() -> None:
     cell = {(h["row"], h["col"]): h["similarity"] for h in heat}
     assert cell[("c10", "c100")] == cell[("c100", "c10")]
     assert cell[("mnist", "mnist")] == 1.0
+    status = {(h["row"], h["col"]): h["status"] for h in heat}
+    assert status[("mnist", "mnist")] == "identity" and status[("c10", "c100")] == "ok"
     pts = res.charts["similarity_map"]
     assert [p["test"] for p in pts] == ["mnist", "c10", "c100"]
     json.dumps(res.charts, allow_nan=False)
@@ -209,6 +211,9 @@ def test_undefined_and_insufficient_pairs() -> None:
     assert ins.details["linear"] > 1.0
     assert any("insufficient on 1 pair" in n for n in res.notes)
     assert any("no 2-D map" in n for n in res.notes)
+    status = {(h["row"], h["col"]): h["status"] for h in res.charts["similarity_heatmap"]}
+    assert status[("c10", "mnist")] == "insufficient" and status[("c100", "c10")] == "undefined"
+    assert status[("mnist", "c100")] == "missing"
     assert res.charts["similarity_map"] == []
     json.dumps(res.charts, allow_nan=False)
 

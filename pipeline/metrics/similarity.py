@@ -308,14 +308,14 @@ def fieller_interval(
     ``n - 1`` degrees of freedom. Returns ``None`` when that set is unbounded (``d``'s mean is
     not significantly non-zero) or when ``n < 2``.
     """
-    from scipy.stats import t as student_t
+    from scipy.special import stdtrit  # Student-t quantile; far lighter than scipy.stats
 
     n = len(u)
     if n < 2 or len(d) != n:
         return None
     ub, db = float(np.mean(u)), float(np.mean(d))
     cov = np.cov(np.vstack([u, d]), ddof=1) / n
-    t2 = float(student_t.ppf(0.5 + confidence / 2.0, n - 1)) ** 2
+    t2 = float(stdtrit(n - 1, 0.5 + confidence / 2.0)) ** 2
     qa = db * db - t2 * cov[1, 1]
     qb = -2.0 * (ub * db - t2 * cov[0, 1])
     qc = ub * ub - t2 * cov[0, 0]

@@ -269,17 +269,17 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                 )
             )
             n = len(cfg.tests)
+            status = {frozenset((pr.first, pr.second)): pr.estimate.point.status
+                      for pr in cfg.pairs}  # fmt: skip
             for i in range(n):
                 for j in range(n):
-                    heat.append(
-                        {
-                            "bundle": bundle.id,
-                            "config": cfg.config.label(),
-                            "row": cfg.tests[i],
-                            "col": cfg.tests[j],
-                            "similarity": _nan_none(float(cfg.matrix.values[i, j])),
-                        }
-                    )
+                    ti, tj = cfg.tests[i], cfg.tests[j]
+                    heat.append({
+                        "bundle": bundle.id, "config": cfg.config.label(), "row": ti, "col": tj,
+                        "similarity": _nan_none(float(cfg.matrix.values[i, j])),
+                        "status": "identity" if i == j
+                        else status.get(frozenset((ti, tj)), "missing"),
+                    })  # fmt: skip
             if cfg.embedding is not None:
                 for rec in cfg.embedding.as_records():
                     points.append(
