@@ -397,8 +397,15 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
     bc = BenchmarkCheck(bench_id, display(after_path), None,
                         targets=view.targets(bench_id), deleted=view.deleted(bench_id))
     if not is_benchmark_dir(after_path):
-        bc.status = "removed"
-        bc.notes.append("the benchmark is removed by this pull request")
+        if after_path.is_dir():
+            bc.status = "invalid"
+            bc.unscored = list(bc.targets)
+            bc.problems.append(Problem(f"{bc.label}/benchmark.toml", "-", "file is missing",
+                                       "a benchmark folder needs a benchmark.toml (`gmeter "
+                                       "new` writes one); maintainers add benchmarks"))
+        else:
+            bc.status = "removed"
+            bc.notes.append("the benchmark is removed by this pull request")
         return bc
     after = load_benchmark(after_path, today=today)
     before = view.before(bench_id, after, tmp)
@@ -447,9 +454,14 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         scores=st_after.rows,
     )
     # A finding that repeats a validation problem (the AIQ replay re-reads the log) is dropped.
+    # A finding that repeats a validation problem (the AIQ replay re-reads the log) is dropped,
+    # and so is context (info) about a bundle that does not even validate.
     shown = {(p.file, p.field, p.message) for p in bc.problems}
+    broken = {b.label for b in after.bundles
+              if b.id in targets and any(p.severity == "error" for p in b.problems)}
     bc.findings = [f for f in run_benchmark_checks(ctx)
-                   if (f.file, f.field, f.message) not in shown]
+                   if (f.file, f.field, f.message) not in shown
+                   and not (f.severity == "info" and _inside(f.file, broken))]
     bc.stale = view.stale(bench_id, inp.version, exclude=targets)
     scored_on = facts.scored_on.get(bench_id)
     if scored_on is not None and scored_on[0] and scored_on[0] != inp.content_hash:
@@ -457,6 +469,11 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         bc.stale += [StaleEntry(b, scored_on[1] or scored_on[0][:10], "", "scored")
                      for b in published]
     return bc
+
+
+def _inside(path: str, folders: set[str]) -> bool:
+    """Whether ``path`` is one of ``folders`` or below one."""
+    return any(path == d or path.startswith(d + "/") for d in folders)
 
 
 def _known(bench_id: str, before: LoadedBenchmark | None, history: dict[str, list[str]],
