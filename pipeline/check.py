@@ -406,6 +406,7 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         else:
             bc.status = "removed"
             bc.notes.append("the benchmark is removed by this pull request")
+            bc.findings = _removed_findings(view, bench_id, tmp)
         return bc
     after = load_benchmark(after_path, today=today)
     before = view.before(bench_id, after, tmp)
@@ -469,6 +470,22 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         bc.stale += [StaleEntry(b, scored_on[1] or scored_on[0][:10], "", "scored")
                      for b in published]
     return bc
+
+
+def _removed_findings(view: Any, bench_id: str, tmp: Path) -> list[Finding]:
+    """Who owned the bundles of a benchmark the pull request deletes entirely."""
+    from pipeline.integrity import IntegrityContext
+    from pipeline.integrity.generic import foreign_edit
+
+    base = view.before(bench_id, None, tmp)
+    if base is None or base.input is None:
+        return []
+    ctx = IntegrityContext(benchmark=base.input, targets=[], ownership=view.ownership(bench_id))
+    removal = Finding("warning", "benchmark-change", f"{view.work_path(bench_id)}", "-",
+                      f"removes the benchmark {bench_id!r} and its {len(base.bundles)} bundles",
+                      "only maintainers remove benchmarks; its scores stay in the recorded "
+                      "releases")
+    return [removal, *foreign_edit(ctx)]
 
 
 def _inside(path: str, folders: set[str]) -> bool:

@@ -144,11 +144,15 @@ class CheckView:
             return []
         return [f.path for f in self.changeset.benchmark_files.get(bench_id, [])]
 
-    def before(self, bench_id: str, after: LoadedBenchmark, tmp: Path) -> LoadedBenchmark | None:
+    def before(
+        self, bench_id: str, after: LoadedBenchmark | None, tmp: Path
+    ) -> LoadedBenchmark | None:
         """Return the benchmark before the change (``None`` when it did not exist)."""
         from pipeline.validate import load_benchmark
 
         if self.changeset is None or self.root is None:
+            if after is None:
+                return None
             targets = set(self.targets(bench_id))
             return dataclasses.replace(
                 after, bundles=[b for b in after.bundles if b.id not in targets])

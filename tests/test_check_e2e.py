@@ -264,3 +264,13 @@ def test_store_history_and_published_scores(repo: Path, tmp_path: Path) -> None:
     why = {(s.bundle, s.why) for s in b.stale}
     assert ("sys-a", "scored") in why and ("sys-a", "submitted") in why
     assert "published score was computed on v1.0.0" in to_markdown(r)
+
+
+def test_removing_a_whole_benchmark(repo: Path) -> None:
+    shutil.rmtree(repo / BENCH)
+    commit(repo, "drop the benchmark")
+    r = run()
+    (b,) = r.benchmarks
+    assert b.status == "removed" and b.deleted == ["ref-agent", "sys-a", "sys-b"]
+    found = checks(r)
+    assert found["benchmark-change"] == ["warning"] and found["foreign-edit"] == ["error"] * 3
