@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Sequence
 
-from pipeline.check import BenchmarkCheck, CheckReport, Entry, NewEntry
+from pipeline.check_model import BenchmarkCheck, CheckReport, Entry, NewEntry
 from pipeline.errors import Problem
 from pipeline.integrity import Finding
 
