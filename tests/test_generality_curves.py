@@ -389,3 +389,16 @@ def test_curve_points_for_charts():
     x, psi = curve_points([1, 2, 2, 3], [1, 1, 0, 0], kmin=0.0)
     assert x.tolist() == [0.0, 1.0, 1.0, 2.0, 3.0]
     assert psi.tolist() == [1.0, 1.0, 1.0, 0.5, 0.0]
+
+
+@pytest.mark.parametrize("width", [1, 2, 3, 7, 64])
+def test_sums_are_sequential_like_rs_loop(width):
+    # The kernel relies on numpy reducing the outer axis row by row (not pairwise); pin it with
+    # values whose sum depends on the order (a change in numpy would break bit-exactness).
+    from pipeline.metrics.curves import _sequential_sum
+
+    rng = np.random.default_rng(width)
+    x = rng.random((3001, width)) * 10.0 ** rng.uniform(-8, 8, size=(3001, 1))
+    x[rng.random(x.shape) < 0.5] *= -1
+    expect = np.cumsum(np.vstack([np.full((1, width), 0.3), x]), axis=0)[-1]
+    assert np.array_equal(_sequential_sum(x, 0.3), expect)

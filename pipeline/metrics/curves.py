@@ -24,13 +24,27 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from pipeline.metrics.rnumerics import group_means_t, r_group_means
+
+__all__ = [
+    "AgentIndicators",
+    "CurveIndicators",
+    "MergedCurve",
+    "agent_indicators",
+    "curve_indicators",
+    "curve_points",
+    "indicators_from_merged",
+    "merge_points",
+    "r_group_means",
+]
+
 FloatArray = NDArray[np.float64]
 
 S2_TOLERANCE = 1e-5
 """Negative S² down to −1e-5 is rounding and becomes 0 (the reference's tolerance)."""
 
-_CHUNK_ELEMENTS = 1 << 21
-"""Rows are processed in chunks of about this many matrix cells (memory stays ~100 MB)."""
+_CHUNK_ELEMENTS = 1 << 18
+"""Agents are processed in chunks of about this many matrix cells (a few MiB per temporary)."""
 
 STATUS_OK = "ok"
 STATUS_NO_AREA = "no_area"
@@ -57,71 +71,6 @@ class MergedCurve:
     counts: NDArray[np.int64]
 
 
-def r_group_means(values: FloatArray, counts: NDArray[np.int64], exact: bool = True) -> FloatArray:
-    r"""Means of consecutive column groups, rounded as R's ``mean`` rounds them.
-
-    .. math:: \bar y_k = \mathrm{fl}_{64}\Big(s_k + \tfrac{1}{n_k}\sum_{i \in k}(y_i - s_k)\Big),
-              \qquad s_k = \mathrm{fl}_{80}\Big(\tfrac{1}{n_k}\sum_{i \in k} y_i\Big)
-
-    where :math:`n_k` is the size of group k and the sums run in 80-bit long double, left to
-    right (R's ``summary.c``: a long-double sum, a division, one correction pass).
-
-    Parameters
-    ----------
-    values : ndarray, shape (n, P)
-        Columns already ordered so that each group is a run of consecutive columns.
-    counts : ndarray of int, shape (G,)
-        Group sizes, summing to P.
-    exact : bool
-        False computes plain double means (pairwise sums; within an ulp or so of R's), which
-        is faster and good enough for bootstrap replicates.
-
-    Returns
-    -------
-    ndarray, shape (n, G)
-
-    Notes
-    -----
-    Groups of one column are copied unchanged (the mean of one number is that number). On
-    platforms whose ``numpy.longdouble`` is a plain double the result may differ from R by one
-    unit in the last place for non-dyadic data; 0/0.5/1 data is exact everywhere.
-    """
-    n = values.shape[0]
-    starts = np.concatenate(([0], np.cumsum(counts)[:-1])).astype(np.int64)
-    out = np.empty((n, counts.size), dtype=np.float64)
-    single = counts == 1
-    out[:, single] = values[:, starts[single]]
-    multi = np.flatnonzero(~single)
-    if multi.size == 0:
-        return out
-    cnt = counts[multi]
-    first = starts[multi]
-    if not exact:
-        sums = np.add.reduceat(values, starts, axis=1)[:, multi]
-        out[:, multi] = sums / cnt
-        return out
-    cols = np.concatenate([np.arange(f, f + c) for f, c in zip(first, cnt, strict=True)])
-    pos = np.zeros(values.shape[1], dtype=np.int64)
-    pos[cols] = np.arange(cols.size)
-    block = np.ascontiguousarray(values[:, cols].T).astype(np.longdouble)  # (P_multi, n)
-    local = pos[first]
-    cnt_ld = cnt.astype(np.longdouble)[:, None]
-    # Sequential sums (numpy's reduce is pairwise): one vectorised step per position in the
-    # groups, over all groups still that long and all agents at once.
-    steps = [np.flatnonzero(cnt > k) for k in range(int(cnt.max()))]
-    total = np.zeros((multi.size, n), dtype=np.longdouble)
-    for k, act in enumerate(steps):
-        total[act] += block[local[act] + k]
-    s = total / cnt_ld
-    resid = np.zeros_like(total)
-    for k, act in enumerate(steps):
-        resid[act] += block[local[act] + k] - s[act]
-    s += resid / cnt_ld
-    s = s.T
-    out[:, multi] = s.astype(np.float64)
-    return out
-
-
 def merge_points(difficulty: ArrayLike, responses: ArrayLike, exact: bool = True) -> MergedCurve:
     r"""Merge equal difficulties (spec §1): sort, de-duplicate, average responses.
 
@@ -137,12 +86,14 @@ def merge_points(difficulty: ArrayLike, responses: ArrayLike, exact: bool = True
     responses : array_like, shape (P,) or (n, P)
         Responses of one agent or of n agents (finite; no missing values here).
     exact : bool
-        Means rounded as R's (default), or plain double means (see :func:`r_group_means`).
+        Means rounded as R's (default), or plain double means (see
+        :func:`pipeline.metrics.rnumerics.group_means_t`).
 
     Returns
     -------
     MergedCurve
-        ``response`` is always 2-D (one row per agent).
+        ``response`` is always 2-D (one row per agent; a transposed view of a points × agents
+        array).
     """
     d = np.asarray(difficulty, dtype=np.float64)
     y = np.atleast_2d(np.asarray(responses, dtype=np.float64))
@@ -155,9 +106,10 @@ def merge_points(difficulty: ArrayLike, responses: ArrayLike, exact: bool = True
     first = np.concatenate(([True], ds[1:] != ds[:-1]))
     starts = np.flatnonzero(first)
     counts = np.diff(np.concatenate((starts, [ds.size]))).astype(np.int64)
-    ys = y[:, order]
-    ybar = ys if counts.size == ds.size else r_group_means(ys, counts, exact)
-    return MergedCurve(ds[starts], ybar, counts)
+    # Points as rows, agents as columns: the kernel's layout (one gather, no transpose copy).
+    yt = np.ascontiguousarray(y.T)[order]  # transpose first: the gather then copies rows
+    ybar_t = yt if counts.size == ds.size else group_means_t(yt, counts, exact)
+    return MergedCurve(ds[starts], ybar_t.T, counts)
 
 
 # --------------------------------------------------------------------------- indicators
@@ -226,40 +178,63 @@ def _limits(
     return k, left, left_m, imin, imax
 
 
+def _sequential_sum(terms: FloatArray, start: float) -> FloatArray:
+    """``start + terms[0] + terms[1] + …`` down each column, strictly left to right.
+
+    ``numpy.add.reduce`` over the outer axis of a C-contiguous array with two or more columns
+    accumulates row by row (sequentially, like R's loop); a single column would be summed
+    pairwise, so it goes through ``cumsum``. A test pins this behaviour.
+    """
+    if terms.shape[1] >= 2:
+        return np.add.reduce(terms, axis=0, initial=start)
+    col = np.concatenate(([start], terms[:, 0]))
+    return np.cumsum(col)[-1:]
+
+
 def _indicators_merged(
     u: FloatArray, ybar: FloatArray, kmin: float | None, kmax: float | None
 ) -> CurveIndicators:
-    """Spec §2.3–2.4 on merged points shared by all rows of ``ybar``."""
+    """Spec §2.3–2.4 on merged points shared by all rows of ``ybar`` (n × N).
+
+    Works on the transposed layout (points × agents), in chunks of agents: every operation
+    is a whole-array numpy expression in R's operation order.
+    """
     k, left, left_m, imin, imax = _limits(u, kmin, kmax)
-    n = ybar.shape[0]
+    yt_all = ybar.T  # a C-contiguous (N, n) array when it comes from merge_points
+    n = yt_all.shape[1]
     a_tot = np.empty(n)
     m_tot = np.empty(n)
     seg = max(imax - imin, 0)
     if seg == 0:
         a_tot.fill(left)
         m_tot.fill(left_m)
-    else:
-        a = u[imin:imax]
-        b = u[imin + 1 : imax + 1]
-        du = (b - a)[:, None]
-        w = ((1 / 6) * (b - a))[:, None]
-        a_col = a[:, None]
-        b_col = b[:, None]
-        rows = max(1, _CHUNK_ELEMENTS // (seg + 1))
-        for lo in range(0, n, rows):
-            hi = min(n, lo + rows)
-            yt = np.ascontiguousarray(ybar[lo:hi, imin : imax + 1].T)
-            c = yt[:-1]
-            e = yt[1:]
-            terms = np.empty((seg + 1, hi - lo))
-            terms[0] = left
-            np.multiply(du, c + e, out=terms[1:])
-            terms[1:] /= 2
-            # cumsum is sequential, left to right, as R's loop.
-            a_tot[lo:hi] = np.cumsum(terms, axis=0)[-1]
-            terms[0] = left_m
-            np.multiply(w, a_col * (2 * c + e) + b_col * (c + 2 * e), out=terms[1:])
-            m_tot[lo:hi] = np.cumsum(terms, axis=0)[-1]
+        return _finish(a_tot, m_tot, k)
+    a = u[imin:imax]
+    b = u[imin + 1 : imax + 1]
+    # (du·(c+e))/2 == (du/2)·(c+e) bit for bit: halving is exact (scaling by a power of two)
+    half_du = ((b - a) / 2)[:, None]
+    w = ((1 / 6) * (b - a))[:, None]
+    a_col = a[:, None]
+    b_col = b[:, None]
+    width = max(2, _CHUNK_ELEMENTS // (seg + 1))
+    for lo in range(0, n, width):
+        hi = min(n, lo + width)
+        c = yt_all[imin:imax, lo:hi]
+        e = yt_all[imin + 1 : imax + 1, lo:hi]
+        # A: ((u[i+1] - u[i]) * (ȳ[i] + ȳ[i+1])) / 2
+        t = np.add(c, e)
+        t *= half_du
+        a_tot[lo:hi] = _sequential_sum(t, left)
+        # M: ((1/6)*(b - a)) * (a*(2*c + e) + b*(c + 2*e))
+        np.multiply(c, 2, out=t)
+        t += e
+        t *= a_col
+        t2 = np.multiply(e, 2)
+        t2 += c  # c + 2e: addition is commutative in IEEE arithmetic
+        t2 *= b_col
+        t += t2
+        t *= w
+        m_tot[lo:hi] = _sequential_sum(t, left_m)
     return _finish(a_tot, m_tot, k)
 
 
@@ -286,14 +261,21 @@ def _finish(a_tot: FloatArray, m_tot: FloatArray, k: float | FloatArray) -> Curv
     return CurveIndicators(capability, expdiff, spread, generality, s2, status)
 
 
-def _check(d: FloatArray, y: FloatArray) -> None:
+def _check(d: FloatArray, y: FloatArray) -> bool:
+    """Validate the inputs; return whether any response is missing (NaN)."""
     if not np.all(np.isfinite(d)):
         raise ValueError("difficulties must be finite")
+    lo, hi = (float(y.min()), float(y.max())) if y.size else (0.0, 0.0)
+    if not (np.isnan(lo) or np.isnan(hi)):  # the common case: two passes, no copy
+        if lo < 0 or hi > 1:
+            raise ValueError("responses must lie in [0, 1]")
+        return False
     finite = y[~np.isnan(y)]
     if not np.all(np.isfinite(finite)):
         raise ValueError("responses must be finite")
     if finite.size and (finite.min() < 0 or finite.max() > 1):
         raise ValueError("responses must lie in [0, 1]")
+    return True
 
 
 def curve_indicators(
@@ -380,11 +362,10 @@ def curve_indicators(
     y = np.atleast_2d(np.asarray(responses, dtype=np.float64))
     if d.ndim != 1 or y.ndim != 2 or y.shape[1] != d.size:
         raise ValueError(f"{d.size} difficulties but responses of shape {y.shape}")
-    _check(d, y)
-    missing = np.isnan(y)
-    if not missing.any():
+    if not _check(d, y):
         merged = merge_points(d, y, exact)
         return _indicators_merged(merged.difficulty, merged.response, kmin, kmax)
+    missing = np.isnan(y)
     if (missing.all(axis=1)).any():
         raise ValueError("an agent has no answered item")
     # Agents sharing a pattern of answered items share a merge.

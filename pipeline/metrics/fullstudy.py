@@ -6,49 +6,36 @@ between limits derived from the quantiles of the item difficulties, then calls t
 indicators (:func:`pipeline.metrics.curves.curve_indicators`) on the padded points. The
 published OpenML iris and mazes numbers need exactly this.
 
-Also here: R's type-7 quantile (it decides the padding limits), ``BinDifficulties`` (with the
-reference's bin labelling, replicated) and the long-double ``rowMeans`` used for grouping.
+Also here: ``BinDifficulties`` (with the reference's bin labelling, replicated). R's type-7
+quantile, ``seq`` and ``rowMeans`` live in :mod:`pipeline.metrics.rnumerics`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from pipeline.metrics.curves import CurveIndicators, curve_indicators
+from pipeline.metrics.rnumerics import r_quantile7, r_row_means, r_seq
+
+__all__ = [
+    "PAD_WIDTH",
+    "PaddingLimits",
+    "bin_difficulties",
+    "pad_curves",
+    "padded_indicators",
+    "padding_limits",
+    "r_quantile7",
+    "r_row_means",
+    "r_seq",
+]
 
 FloatArray = NDArray[np.float64]
 
 PAD_WIDTH = 0.00001
 """Width of the ramps the padded pipeline puts next to the data (the reference's 1e-5)."""
-
-
-def r_quantile7(x: ArrayLike, prob: float) -> float:
-    r"""R's ``quantile(x, prob, type=7)``, bit for bit.
-
-    .. math:: h = 1 + (n-1)p,\quad l = \lfloor h \rfloor,\quad
-              Q = (1 - (h - l))\,x_{(l)} + (h - l)\,x_{(l+1)}
-
-    on the sorted data (1-based), the interpolation skipped when :math:`h = l` or the two
-    order statistics are equal.
-    """
-    xs = np.sort(np.asarray(x, dtype=np.float64))
-    n = xs.size
-    if n == 0:
-        raise ValueError("quantile of an empty vector")
-    index = 1 + max(n - 1, 0) * prob
-    lo = math.floor(index)
-    hi = math.ceil(index)
-    q = float(xs[lo - 1])
-    x_hi = float(xs[hi - 1])
-    if index > lo and x_hi != q:
-        h = index - lo
-        q = (1 - h) * q + h * x_hi
-    return q
 
 
 @dataclass(frozen=True)
@@ -168,33 +155,4 @@ def bin_difficulties(difficulty: ArrayLike, nbins: int) -> FloatArray:
     # R's cut(right=TRUE): interval k holds (b_k, b_{k+1}].
     code = np.searchsorted(breaks, d, side="left")
     out: FloatArray = np.asarray(dmin + w * (code - 0.5), dtype=np.float64)
-    return out
-
-
-def r_seq(start: float, stop: float, n: int) -> FloatArray:
-    """R's ``seq(start, stop, length.out=n)``: start + k·((stop − start)/(n − 1)), last = stop."""
-    if n == 1:
-        return np.array([start], dtype=np.float64)
-    by = (stop - start) / (n - 1)
-    out = start + np.arange(n, dtype=np.float64) * by
-    out[-1] = stop
-    return out
-
-
-def r_row_means(values: ArrayLike, groups: Sequence[Sequence[int]]) -> FloatArray:
-    r"""R's ``rowMeans`` over column groups: long-double sum, long-double division, rounding.
-
-    .. math:: m_{jg} = \mathrm{fl}_{64}\Big(\mathrm{fl}_{80}\big(\textstyle\sum_{i \in g}
-              x_{ji}\big) / |g|\Big)
-
-    The sum runs left to right in the group's column order. The grouped GVGAI scenario needs
-    this exact rounding: double ``sum/5`` changes which scores tie (spec §8.7).
-    """
-    x = np.atleast_2d(np.asarray(values, dtype=np.float64))
-    out = np.empty((x.shape[0], len(groups)))
-    for g, cols in enumerate(groups):
-        acc = np.zeros(x.shape[0], dtype=np.longdouble)
-        for c in cols:
-            acc += x[:, c].astype(np.longdouble)
-        out[:, g] = (acc / np.longdouble(len(cols))).astype(np.float64)
     return out

@@ -23,7 +23,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pipeline.metrics.fullstudy import r_seq
+from pipeline.metrics.rnumerics import r_seq
 
 FloatArray = NDArray[np.float64]
 Mode = Literal["paper", "grid"]

@@ -41,7 +41,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from pipeline.metrics.fullstudy import r_row_means, r_seq
+from pipeline.metrics.rnumerics import r_row_means, r_seq
 
 FloatArray = NDArray[np.float64]
 ArefConvention = Literal["greater_butequalhalf", "greater_or_equal", "greater"]
