@@ -407,10 +407,12 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav
         "removed": "removed entries",
     }
     summary = tuple(f"{counts[k]} {w}" for k, w in words.items() if counts[k])
+    # only releases up to this version: a release's pages must not change when later ones come
+    shown = {v.name for v in vd.history}
     rel = tuple(
         Link(href(path, f"{v.prefix}"), v.version.label)
         for v in reversed(site.versions)
-        if v.version.is_release
+        if v.version.is_release and v.version.name in shown
     )
     title = "Leaderboards of general machine intelligence"
     return Page(

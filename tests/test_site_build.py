@@ -1,0 +1,395 @@
+"""The built site, checked structurally: rows, links, chart mounts, escaping, data, atomicity."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import shutil
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from site_fixtures import HOSTILE, NOW, make_store
+from typer.testing import CliRunner
+
+from pipeline.build import MARKER, build_site
+from pipeline.errors import BuildError, StoreError
+from pipeline.linkcheck import check_site
+
+
+class Doc(HTMLParser):
+    """A small DOM-less reader: table rows (cells split on <td>/<th>), links, ids, mounts."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: dict[str, list[list[str]]] = {}
+        self.links: list[str] = []
+        self.srcs: list[str] = []
+        self.ids: set[str] = set()
+        self.mounts: list[dict[str, str]] = []
+        self.json: dict[str, str] = {}
+        self.metas: list[dict[str, str]] = []
+        self._table: list[str] = []
+        self._tbody = False
+        self._row: list[str] | None = None
+        self._script: str | None = None
+        self.feed(text)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = {k: v or "" for k, v in attrs}
+        if "id" in a:
+            self.ids.add(a["id"])
+        if tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        if "src" in a:
+            self.srcs.append(a["src"])
+        if tag == "meta":
+            self.metas.append(a)
+        if tag == "table":
+            self._table.append(a.get("id", ""))
+        if tag == "tbody":
+            self._tbody = True
+        if tag == "tr" and self._tbody:
+            self._row = []
+            self.rows.setdefault(self._table[-1], []).append(self._row)
+        if tag in ("td", "th") and self._row is not None:
+            self._row.append("")
+        if "data-spec" in a:
+            self.mounts.append(a)
+        if tag == "script" and a.get("type") == "application/json":
+            self._script = a["id"]
+            self.json[self._script] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "tbody":
+            self._tbody = False
+            self._row = None
+        if tag == "table" and self._table:
+            self._table.pop()
+        if tag == "script":
+            self._script = None
+
+    def handle_data(self, data: str) -> None:
+        if self._script is not None:
+            self.json[self._script] += data
+        elif self._row:
+            self._row[-1] += data
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("site")
+    db = make_store(root / "store.duckdb")
+    build_site(db, root / "public")
+    yield root / "public"
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def doc(site: Path, rel: str) -> Doc:
+    return Doc((site / rel).read_text(encoding="utf-8"))
+
+
+def test_leaderboard_rows_are_in_rank_order(site: Path) -> None:
+    rows = doc(site, "benchmarks/gindex-demo/index.html").rows["lb"]
+    ranks = [int(r[0]) for r in rows if r[0].strip().isdigit()]
+    assert len(rows) == 5 and ranks == sorted(ranks)
+    # bundles 3 and 4 have the same g-index (25.0): they share rank 2, the next is 4
+    assert ranks == [1, 2, 2, 4, 5]
+    groups = [r[1] for r in rows]
+    assert groups == ["1", "2", "2", "4", "5"]  # no intervals: groups equal ranks
+    # every system cell links to its system page
+    assert all("Example Lab" in r[2] or r[2] for r in rows)
+
+
+def test_nan_entry_is_unranked_and_last(site: Path) -> None:
+    current = doc(site, "benchmarks/aiq-demo/index.html").rows["lb"]
+    assert current[-1][0] == "—" and current[-1][3].startswith("NaN")
+    assert [r[0] for r in current[:-1]] == sorted((r[0] for r in current[:-1]), key=int)
+
+
+def test_intervals_give_tie_groups(site: Path) -> None:
+    rows = doc(site, "benchmarks/aiq-demo/index.html").rows["lb"]
+    groups = [r[1] for r in rows if r[1] != "—"]
+    ranks = [int(r[0]) for r in rows if r[0] != "—"]
+    assert all(int(g) <= r for g, r in zip(groups, ranks, strict=True))
+
+
+def test_hostile_system_name_stays_text(site: Path) -> None:
+    for rel in (
+        "benchmarks/gindex-demo/index.html",
+        "index.html",
+        "changelog/index.html",
+        "systems/script-script-alert-1-script/index.html",
+    ):
+        text = (site / rel).read_text(encoding="utf-8")
+        assert "<script>alert(1)" not in text, rel
+    page = (site / "benchmarks/gindex-demo/index.html").read_text(encoding="utf-8")
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)" in page  # inside the JSON islands
+    d = doc(site, "benchmarks/gindex-demo/index.html")
+    assert any(HOSTILE in r[2] for r in d.rows["lb"])
+    sysdoc = doc(site, "systems/script-script-alert-1-script/index.html")
+    assert not any(link.startswith("javascript:") for link in sysdoc.links)
+    assert list(site.glob("files/*/notes.html.txt")) and not list(site.glob("files/*/notes.html"))
+    feed = (site / "feed.xml").read_text(encoding="utf-8")
+    assert "<script>" not in feed
+
+
+def test_every_chart_mount_has_a_spec_and_a_spec_file(site: Path) -> None:
+    for rel in (
+        "benchmarks/gindex-demo/index.html",
+        "benchmarks/generality-demo/index.html",
+        "benchmarks/aiq-demo/index.html",
+        "benchmarks/similarity-demo/index.html",
+        "systems/atlas/index.html",
+    ):
+        d = doc(site, rel)
+        assert d.mounts, rel
+        base = (site / rel).parent
+        for mount in d.mounts:
+            spec = json.loads(d.json[mount["data-spec"]])
+            assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
+            assert spec["title"] and spec["description"] and spec["datasets"]
+            key = mount["data-spec"].removeprefix("spec-")
+            assert json.loads((base / f"{key}.vl.json").read_text()) == spec
+            assert f"{key}.vl.json" in d.links
+            assert mount.get("aria-label")
+            text = json.dumps(spec)
+            assert '"tooltip"' in text and '"title"' in text
+
+
+def test_track_chart_names_are_drawn(site: Path) -> None:
+    gen = doc(site, "benchmarks/generality-demo/index.html")
+    keys = {m["data-spec"] for m in gen.mounts}
+    assert {
+        "spec-t-generality-acc",
+        "spec-t-generality-capability-spread",
+        "spec-t-generality-aggregated-acc",
+        "spec-t-generality-evolution",
+    } <= keys
+    assert "spec-t-mystery" not in keys  # undrawable data is skipped, not fatal
+    sim = doc(site, "benchmarks/similarity-demo/index.html")
+    assert {"spec-t-similarity-heatmap", "spec-t-similarity-map"} <= {
+        m["data-spec"] for m in sim.mounts
+    }
+
+
+def test_csp_and_no_external_resources(site: Path) -> None:
+    for page in site.rglob("*.html"):
+        d = Doc(page.read_text(encoding="utf-8"))
+        csp = [m for m in d.metas if m.get("http-equiv") == "Content-Security-Policy"]
+        assert csp and "script-src 'self'" in csp[0]["content"], page
+        assert "default-src 'none'" in csp[0]["content"]
+        assert not [s for s in d.srcs if "://" in s or s.startswith("//")], page
+
+
+def test_links_are_all_internal_and_present(site: Path) -> None:
+    assert check_site(site) == []
+
+
+def test_releases_are_permalinks_and_root_is_latest(site: Path) -> None:
+    for name in ("2024.1", "2024.2"):
+        assert (site / "releases" / name / "index.html").exists()
+        assert (site / "releases" / name / "changelog" / "index.html").exists()
+    rel = (site / "releases/2024.1/index.html").read_text(encoding="utf-8")
+    assert "frozen permalink" in rel
+    home = (site / "index.html").read_text(encoding="utf-8")
+    assert "frozen permalink" not in home and "current" in home
+    listing = doc(site, "releases/index.html")
+    assert "2024.2/" in listing.links and "2024.1/" in listing.links
+
+
+def test_changelog_says_what_and_why(site: Path) -> None:
+    text = (site / "releases/2024.2/changelog/index.html").read_text(encoding="utf-8")
+    assert "New entries" in text and "Changed scores" in text and "Rank moves" in text
+    assert "new bundle version" in text
+    assert "code version 0.1.0 → 0.2.0" in text
+    assert "recomputed" in text or "populational" in text
+
+
+def test_stale_markers(site: Path) -> None:
+    aiq = (site / "benchmarks/aiq-demo/index.html").read_text(encoding="utf-8")
+    assert "stale until the next" in aiq and aiq.count('class="stale"') >= 3
+    gen = doc(site, "benchmarks/generality-demo/index.html")
+    stale_rows = [r for r in gen.rows["lb"] if "stale" in r[-3]]
+    assert stale_rows and all("Atlas" in r[2] for r in stale_rows)  # bundle b0000 = Atlas
+    old = (site / "releases/2024.2/benchmarks/aiq-demo/index.html").read_text(encoding="utf-8")
+    assert 'class="stale"' not in old  # releases are frozen: no stale markers
+
+
+def test_api_feed_and_data(site: Path) -> None:
+    index = json.loads((site / "api/index.json").read_text())
+    assert index["latest"] == "current" and len(index["versions"]) == 3
+    bench = json.loads((site / "api/benchmarks/gindex-demo.json").read_text())
+    assert [e["rank"] for e in bench["entries"]] == [1, 2, 2, 4, 5]
+    assert len(bench["history"]) == 3
+    gen = json.loads((site / "api/benchmarks/generality-demo.json").read_text())
+    infs = [e["metrics"]["generality"]["value"] for e in gen["entries"]]
+    assert "inf" in infs
+    rel = json.loads((site / "api/releases/2024.2.json").read_text())
+    assert rel["previous"] == "2024.1" and rel["benchmarks"]["aiq-demo"]["changes"]
+    feed = ET.parse(site / "feed.xml").getroot()
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    entries = feed.findall("a:entry", ns)
+    assert entries and all(e.find("a:id", ns) is not None for e in entries)
+    for name in (
+        "gmeter.duckdb",
+        "scores.parquet",
+        "scores.csv",
+        "bundles.csv",
+        "leaderboard.parquet",
+        "score_history.csv",
+        "manifest.json",
+    ):
+        assert (site / "data" / name).exists(), name
+    manifest = json.loads((site / "data/manifest.json").read_text())
+    listed = {f["path"]: f for f in manifest["files"]}
+    on_disk = {p.relative_to(site).as_posix() for p in site.rglob("*") if p.is_file()}
+    assert set(listed) == on_disk - {"data/manifest.json"}
+    for path in ("index.html", "data/scores.parquet", "assets/vega.js"):
+        assert hashlib.sha256((site / path).read_bytes()).hexdigest() == listed[path]["sha256"]
+
+
+def test_offline_assets(site: Path) -> None:
+    vega = (site / "assets/vega.js").read_text(encoding="utf-8")
+    assert "window.vegaEmbed" in vega and len(vega) > 500_000
+    for name in ("site.css", "site.js", "favicon.svg"):
+        assert (site / "assets" / name).exists()
+
+
+def test_build_twice_is_byte_identical(site: Path, tmp_path: Path) -> None:
+    db = site.parent / "store.duckdb"
+    build_site(db, tmp_path / "again")
+    first = {p.relative_to(site): p.read_bytes() for p in site.rglob("*") if p.is_file()}
+    second = {
+        p.relative_to(tmp_path / "again"): p.read_bytes()
+        for p in (tmp_path / "again").rglob("*")
+        if p.is_file()
+    }
+    assert first.keys() == second.keys()
+    assert [k for k in first if first[k] != second[k]] == []
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_failed_build_keeps_the_old_site(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "public"
+    shutil.copytree(site, out)
+    before = _snapshot(out)
+    with pytest.raises(StoreError):
+        build_site(tmp_path / "missing.duckdb", out)
+    assert _snapshot(out) == before
+
+    import pipeline.render
+
+    calls = {"n": 0}
+    real = pipeline.render.render
+
+    def flaky(template: str, page: object, **extra: object) -> str:
+        calls["n"] += 1
+        if calls["n"] == 5:
+            raise RuntimeError("disk full (simulated)")
+        return real(template, page, **extra)
+
+    monkeypatch.setattr(pipeline.render, "render", flaky)
+    with pytest.raises(RuntimeError, match="simulated"):
+        build_site(site.parent / "store.duckdb", out)
+    assert _snapshot(out) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["public"]  # no half-built folder left
+
+
+def test_broken_link_fails_the_build(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pipeline.linkcheck
+
+    out = tmp_path / "public"
+    shutil.copytree(site, out)
+    before = _snapshot(out)
+    monkeypatch.setattr(
+        pipeline.linkcheck,
+        "check_site",
+        lambda root: [pipeline.linkcheck.BrokenLink("index.html", "x/", "missing file")],
+    )
+    with pytest.raises(BuildError, match="broken internal link"):
+        build_site(site.parent / "store.duckdb", out)
+    assert _snapshot(out) == before
+
+
+def test_refuses_to_replace_a_foreign_folder(site: Path, tmp_path: Path) -> None:
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "thesis.tex").write_text("precious")
+    with pytest.raises(BuildError, match="refusing"):
+        build_site(site.parent / "store.duckdb", tmp_path / "home")
+    assert (tmp_path / "home" / "thesis.tex").read_text() == "precious"
+    assert (site / MARKER).exists()
+
+
+def test_release_pages_do_not_change_when_a_release_is_added(site: Path, tmp_path: Path) -> None:
+    from pipeline.store import open_store
+
+    db = tmp_path / "store.duckdb"
+    shutil.copyfile(site.parent / "store.duckdb", db)
+    with open_store(db) as store:
+        members = store.release_members("2024.2")
+        _, rows = store.query(
+            "select bundle, content_hash, agent, metric, value, ci_low, ci_high, "
+            "rank, verified from scores where release = 'current' "
+            "and benchmark = 'gindex-demo'"
+        )
+        store.replace_scores(
+            release="2024.3",
+            benchmark="gindex-demo",
+            benchmark_hash="x",
+            track="gindex",
+            rows=[
+                dict(
+                    zip(
+                        (
+                            "bundle",
+                            "content_hash",
+                            "agent",
+                            "metric",
+                            "value",
+                            "ci_low",
+                            "ci_high",
+                            "rank",
+                            "verified",
+                        ),
+                        r,
+                        strict=True,
+                    )
+                )
+                for r in rows
+            ],
+            charts={},
+            code_version="0.3.0",
+            seed=1,
+            options={},
+            notes=[],
+            now=NOW,
+        )
+        store.put_release("2024.3", dt.date(2024, 5, 20), "third", "0.3.0", members, {})
+    build_site(db, tmp_path / "public")
+    old = _snapshot(site / "releases/2024.1")
+    new = _snapshot(tmp_path / "public/releases/2024.1")
+    assert old == new
+    assert (tmp_path / "public/releases/2024.3/index.html").exists()
+
+
+def test_cli_build(site: Path, tmp_path: Path) -> None:
+    from cli.app import app
+
+    result = CliRunner().invoke(
+        app,
+        ["--db", str(site.parent / "store.duckdb"), "build", "--out", str(tmp_path / "cli-site")],
+    )
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "cli-site" / "index.html").exists()

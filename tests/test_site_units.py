@@ -1,0 +1,349 @@
+"""Unit tests of the site's pure parts: ranks, tie groups, formatting, links, charts."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pipeline.chart_dispatch import generic_chart, track_charts
+from pipeline.chartdata import as_matrix, as_records, clean
+from pipeline.linkcheck import check_site, parse_links
+from pipeline.pages import RunRecord, ScoreRecord
+from pipeline.render import dumps, render
+from pipeline.site_model import href, raw_path, safe_segment, safe_url, slugify, system_slugs
+from pipeline.standings import (
+    diff_standings,
+    fmt_interval,
+    fmt_num,
+    index_scores,
+    min_ranks,
+    rank_groups,
+    sparkline,
+    standing,
+)
+
+# --------------------------------------------------------------------------- ranks and groups
+
+
+def test_min_ranks_share_ties_and_skip_nan() -> None:
+    # values 3, 5, 5, 1, NaN (higher better): 5s share rank 1, then 3 is 3rd, 1 is 4th
+    assert min_ranks([3.0, 5.0, 5.0, 1.0, math.nan], "higher") == [3, 1, 1, 4, None]
+    # lower is better: 1 first, 3 second, the 5s share 3rd
+    assert min_ranks([3.0, 5.0, 5.0, 1.0, None], "lower") == [2, 3, 3, 1, None]
+
+
+def test_rank_groups_hand_derived() -> None:
+    # A: 10 [8, 12], B: 9 [8.5, 9.5], C: 7 [6.5, 7.4], D: 5 [4, 6.6]
+    # g_A = 1 + #{l_j > 12} = 1; g_B = 1 + #{l_j > 9.5} = 1 (no lower bound above 9.5)
+    # g_C = 1 + #{l_j > 7.4} = 1 + |{A (8), B (8.5)}| = 3; g_D = 1 + #{l_j > 6.6} = 3 (A, B)
+    rows = [(10.0, 8.0, 12.0), (9.0, 8.5, 9.5), (7.0, 6.5, 7.4), (5.0, 4.0, 6.6)]
+    assert rank_groups(rows, "higher") == [1, 1, 3, 3]
+
+
+def test_rank_groups_lower_is_better_and_missing() -> None:
+    # errors: A 1 [0.5, 1.5], B 2 [1.8, 2.2], C NaN; B is surely worse than A (h_A < l_B)
+    rows = [(1.0, 0.5, 1.5), (2.0, 1.8, 2.2), (math.nan, None, None)]
+    assert rank_groups(rows, "lower") == [1, 2, None]
+
+
+@given(
+    st.lists(
+        st.tuples(st.floats(-1e6, 1e6), st.floats(0, 100), st.floats(0, 100)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_groups_never_exceed_ranks(items: list[tuple[float, float, float]]) -> None:
+    rows = [(v, v - a, v + b) for v, a, b in items]
+    groups = rank_groups(rows, "higher")
+    ranks = min_ranks([v for v, _, _ in rows], "higher")
+    assert all(
+        g is not None and r is not None and g <= r for g, r in zip(groups, ranks, strict=True)
+    )
+    assert min(g for g in groups if g is not None) == 1
+    # without intervals the groups are the competition ranks
+    assert rank_groups([(v, None, None) for v, _, _ in rows], "higher") == ranks
+
+
+def _score(
+    bundle: str, metric: str, value: float, rank: int | None = None, **kw: object
+) -> ScoreRecord:
+    base = {
+        "release": "current",
+        "benchmark": "b",
+        "content_hash": "h" + bundle,
+        "agent": bundle,
+        "ci_low": None,
+        "ci_high": None,
+        "verified": True,
+        "code_version": "1",
+    }
+    base.update(kw)
+    return ScoreRecord(bundle=bundle, metric=metric, value=value, rank=rank, **base)  # type: ignore[arg-type]
+
+
+def test_standing_orders_by_rank_and_keeps_suite_rows_apart() -> None:
+    scores = [
+        _score("x", "aiq", 5.0, 2),
+        _score("y", "aiq", 9.0, 1),
+        _score("z", "aiq", math.nan),
+        _score("s", "diversity", 0.3),
+    ]
+    st_ = standing(index_scores(scores), "current", "b", "aiq", "higher")
+    assert [e.bundle for e in st_.entries] == ["y", "x", "z"]
+    assert [k for k, _ in st_.others] == [("s", "s")]
+
+
+def test_standing_without_stored_ranks_recomputes_them() -> None:
+    scores = [_score("a", "spread", 0.3), _score("b", "spread", 0.1)]  # lower is better
+    st_ = standing(index_scores(scores), "current", "b", "spread", "lower")
+    assert [(e.bundle, e.rank) for e in st_.entries] == [("b", 1), ("a", 2)]
+
+
+def test_diff_standings_says_why() -> None:
+    old = standing(
+        index_scores([_score("a", "aiq", 5.0, 1), _score("b", "aiq", 4.0, 2)]),
+        "current",
+        "b",
+        "aiq",
+        "higher",
+    )
+    new_scores = [
+        _score("a", "aiq", 5.5, 2, content_hash="h2"),
+        _score("b", "aiq", 6.0, 1, code_version="2"),
+        _score("c", "aiq", 1.0, 3),
+    ]
+    new = standing(index_scores(new_scores), "current", "b", "aiq", "higher")
+    run = RunRecord("current", "b", "bh", "aiq", "1", ())
+    changes = diff_standings(
+        old, new, old_run=run, new_run=run, populational=False, labels={"aiq": "AIQ"}
+    )
+    kinds = {(c.kind, c.bundle): c for c in changes}
+    assert "new bundle version" in kinds[("changed", "a")].why
+    assert "code version 1 → 2" in kinds[("changed", "b")].why
+    assert kinds[("rank", "a")].detail == "1 → 2"
+    assert ("new", "c") in kinds
+    assert kinds[("changed", "a")].detail == "AIQ 5.000 → 5.500"
+
+
+def test_populational_recomputation_is_named() -> None:
+    old = standing(
+        index_scores([_score("a", "capability", 1.0, 1)]), "current", "b", "capability", "higher"
+    )
+    new = standing(
+        index_scores([_score("a", "capability", 0.9, 1), _score("n", "capability", 2.0, 1)]),
+        "current",
+        "b",
+        "capability",
+        "higher",
+    )
+    changes = diff_standings(old, new, old_run=None, new_run=None, populational=True, labels={})
+    changed = [c for c in changes if c.kind == "changed"]
+    assert changed and "populational" in changed[0].why
+
+
+# --------------------------------------------------------------------------- formatting
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, "—"),
+        (math.nan, "NaN"),
+        (math.inf, "∞"),
+        (-math.inf, "-∞"),
+        (0.0, "0"),
+        (61.873, "61.87"),
+        (0.51234, "0.5123"),
+        (12345.6, "12346"),
+        (1.5e-5, "1.500e-05"),
+        (-2.5, "-2.500"),
+    ],
+)
+def test_fmt_num(value: float | None, text: str) -> None:
+    assert fmt_num(value) == text
+
+
+def test_fmt_interval() -> None:
+    assert fmt_interval(1.0, 2.0) == "[1.000, 2.000]"
+    assert fmt_interval(None, 2.0) == ""
+
+
+def test_sparkline() -> None:
+    assert sparkline([("a", 1.0)]) is None
+    assert sparkline([("a", 1.0), ("b", math.nan)]) is None
+    s = sparkline([("r1", 1.0), ("r2", 2.0), ("current", 3.0)])
+    assert s is not None and s.path == "M0 14L30 8L60 2"
+    flat = sparkline([("r1", 1.0), ("r2", 1.0)])
+    assert flat is not None and flat.path == "M0 8L60 8"
+
+
+# --------------------------------------------------------------------------- names and links
+
+
+def test_href_is_relative() -> None:
+    assert href("benchmarks/x/index.html", "systems/y/") == "../../systems/y/"
+    assert href("index.html", "") == "./"
+    assert href("releases/r1/index.html", "releases/r1/changelog/") == "changelog/"
+    assert (
+        href("releases/r1/benchmarks/b/index.html", "assets/site.css")
+        == "../../../../assets/site.css"
+    )
+
+
+def test_raw_paths_cannot_escape_or_be_served_as_html() -> None:
+    assert raw_path("ab" * 10, "../../etc/passwd") == "files/abababababababab/etc/passwd.txt"
+    assert raw_path("ab" * 10, "notes.html").endswith("notes.html.txt")
+    assert raw_path("ab" * 10, "programs/t 1.json") == "files/abababababababab/programs/t_1.json"
+    assert raw_path("ab" * 10, ".hidden/x.csv") == "files/abababababababab/hidden/x.csv"
+
+
+def test_safe_url() -> None:
+    assert safe_url("javascript:alert(1)") is None
+    assert safe_url("data:text/html,x") is None
+    assert safe_url("https://example.org/a?b=1") == "https://example.org/a?b=1"
+    assert safe_url("http:///nohost") is None
+
+
+def test_slugs() -> None:
+    assert slugify("</script><script>alert(1)</script>") == "script-script-alert-1-script"
+    assert slugify("Ünïcode Name") == "unicode-name"
+    assert slugify("!!!") == "item"
+    slugs = system_slugs({"A B", "a-b", "C"})
+    assert slugs["C"] == "c"
+    assert slugs["A B"] != slugs["a-b"] and slugs["A B"].startswith("a-b-")
+    assert safe_segment("2024.1") == "2024.1"
+    assert safe_segment("../x").startswith("x-")
+
+
+# --------------------------------------------------------------------------- charts
+
+
+def test_chart_data_shapes() -> None:
+    assert as_records({"a": 1, "b": 2}) == [{"name": "a", "value": 1}, {"name": "b", "value": 2}]
+    assert as_records({"s": [1, 2]}) == [
+        {"series": "s", "index": 0, "value": 1},
+        {"series": "s", "index": 1, "value": 2},
+    ]
+    labels, m = as_matrix({"labels": ["x", "y"], "matrix": [[1, 0.5], [0.5, 1]]}) or ((), [])
+    assert labels == (["x", "y"], ["x", "y"]) and m[0][1] == 0.5
+    assert as_matrix({"x": {"a": 1}, "y": {"b": 2}}) == (
+        (["x", "y"], ["a", "b"]),
+        [[1.0, None], [None, 2.0]],
+    )
+    assert clean([{"v": math.inf, "w": 1.23456789}]) == [{"v": None, "w": 1.234568}]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"not": "drawable"},
+        "text",
+        42,
+        None,
+        [],
+        [1, "a"],
+        {"curves": "oops"},
+        [{"x": [1, 2]}],
+    ],
+)
+def test_unknown_chart_data_never_breaks(data: object) -> None:
+    assert isinstance(track_charts("k", "generality_acc", data), list)
+    assert isinstance(track_charts("k", "brand_new_chart", data), list)
+
+
+def test_generic_charts_have_titles_axes_tooltips_and_alt() -> None:
+    scatter = generic_chart(
+        "k",
+        "theta_vs_samples",
+        [{"system": "a", "samples": 1, "theta": 0.5}, {"system": "b", "samples": 2, "theta": 0.7}],
+    )
+    assert scatter is not None
+    text = json.dumps(scatter.spec)
+    assert scatter.spec["title"] == "Theta vs samples"
+    assert scatter.spec["description"] == scatter.alt
+    assert '"tooltip"' in text and '"title": "Samples"' in text
+    heat = generic_chart("h", "m", {"labels": ["a", "b"], "matrix": [[1, 0], [0, 1]]})
+    assert heat is not None and heat.spec["datasets"]["values"][1]["value"] == 0
+    bars = generic_chart("b", "per_test", {"x": 1.0, "y": 2.0})
+    assert bars is not None and bars.table_rows == (("x", "1"), ("y", "2"))
+
+
+def test_known_track_charts() -> None:
+    acc = track_charts(
+        "acc",
+        "generality_acc",
+        {
+            "curves": [
+                {"agent": "a", "x": [0, 1], "psi": [1, 0]},
+                {"agent": "b", "x": [0, 2], "psi": [1, 0]},
+            ]
+        },
+    )
+    assert len(acc) == 1 and len(acc[0].spec["datasets"]["values"]) == 4
+    heat = track_charts(
+        "s",
+        "similarity_heatmap",
+        [
+            {"bundle": "b1", "row": "A", "col": "B", "similarity": 0.4},
+            {"bundle": "b2", "row": "A", "col": "B", "similarity": 0.6},
+        ],
+    )
+    assert [c.key for c in heat] == ["s", "s-2"]
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def test_tojson_escapes_script_breakers() -> None:
+    out = render("_macros.html", None)  # macros only: renders to whitespace
+    assert out.strip() == ""
+    from pipeline.render import _tojson
+
+    assert (
+        str(_tojson({"a": "</script><b>&'"}))
+        == '{"a":"\\u003c/script\\u003e\\u003cb\\u003e\\u0026\\u0027"}'
+    )
+    assert dumps({"b": math.nan, "a": [math.inf]}) == '{"a":[null],"b":null}'
+
+
+# --------------------------------------------------------------------------- link checker
+
+
+def test_parse_links_skips_json_islands() -> None:
+    text = (
+        '<a href="x/">x</a><script type="application/json" id="s">{"href":"nope"}</script>'
+        '<link rel="stylesheet" href="a.css"><img src="https://cdn.example/x.png">'
+    )
+    links, ids = parse_links(text)
+    assert links == [("x/", False), ("a.css", True), ("https://cdn.example/x.png", True)]
+    assert ids == set()  # the JSON island (and its id) is not part of the link graph
+
+
+def test_check_site_finds_every_kind_of_broken_link(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "index.html").write_text('<h1 id="top">t</h1>')
+    (tmp_path / "index.html").write_text(
+        '<a href="sub/">ok</a><a href="sub/#top">ok</a><a href="sub">ok</a>'
+        '<a href="https://example.org/">ok</a><a href="mailto:x@y.z">ok</a>'
+        '<a href="gone/">bad</a><a href="sub/#nope">bad</a><a href="/abs">bad</a>'
+        '<a href="../out.html">bad</a><script src="https://cdn.example/v.js"></script>'
+        '<a href="javascript:alert(1)">bad</a>'
+    )
+    broken = check_site(tmp_path)
+    assert sorted(b.link for b in broken) == sorted(
+        [
+            "gone/",
+            "sub/#nope",
+            "/abs",
+            "../out.html",
+            "https://cdn.example/v.js",
+            "javascript:alert(1)",
+        ]
+    )
+    assert {b.reason for b in broken} >= {"missing file", "missing #fragment"}
