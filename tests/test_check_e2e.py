@@ -274,3 +274,24 @@ def test_removing_a_whole_benchmark(repo: Path) -> None:
     assert b.status == "removed" and b.deleted == ["ref-agent", "sys-a", "sys-b"]
     found = checks(r)
     assert found["benchmark-change"] == ["warning"] and found["foreign-edit"] == ["error"] * 3
+
+
+def test_edited_copy_of_another_bundle(repo: Path) -> None:
+    # Six items are too few for a near-copy verdict; use a wider benchmark.
+    items = [f"i{k}" for k in range(12)]
+    ref = {"ref": {i: 10.0 + k for k, i in enumerate(items)}}
+    src = {"src": {i: 3.25 + 1.5 * k for k, i in enumerate(items)}}
+    write(repo, {f"{BENCH}/ref-agent/responses.csv": "agent,item,value\n" + "".join(
+        f"ref,{i},{v}\n" for i, v in ref["ref"].items())})
+    write(repo, bundle("toy-aref", "src", src, system="Source"))
+    shutil.rmtree(repo / BENCH / "sys-a")
+    shutil.rmtree(repo / BENCH / "sys-b")
+    commit(repo, "wider", email="maintainer@example.org")
+    git(repo, "branch", "-f", "main", "HEAD")  # the wider benchmark is the base
+    edited = {"copy": dict(src["src"])}
+    edited["copy"]["i3"] = 99.75  # one score "improved", the rest copied
+    write(repo, bundle("toy-aref", "copy", edited, system="Copy", contact="C <c@example.org>"))
+    commit(repo, "copy")
+    found = checks(run())
+    assert found["duplicate-agent"] == ["error"]  # 11 of 12 items equal
+    assert found["copied-column"] == ["error"]  # the value column, 11 of 12 positions

@@ -112,6 +112,17 @@ def test_near_duplicate_and_resubmission() -> None:
     assert f.severity == "error" and "b/peer" in f.message
 
 
+def test_reusing_your_own_measurements_is_only_a_warning() -> None:
+    col = "v\n" + "".join(f"{0.5 + k / 7:.6f}\n" for k in range(12))
+    mine = {"submitted": dt.date(2024, 1, 1), "contact": "Ada <ada@example.org>"}
+    theirs = {"submitted": dt.date(2024, 1, 1), "contact": "Bob <bob@example.org>"}
+    peer = bundle("peer", {"a.csv": col}, manifest=mine)
+    again = bundle("again", {"b.csv": col}, manifest={**mine, "contact": "ADA@example.org"})
+    stolen = bundle("stolen", {"b.csv": col}, manifest=theirs)
+    assert names(run(bench("similarity"), [again], [peer]))["copied-column"] == ["warning"]
+    assert names(run(bench("similarity"), [stolen], [peer]))["copied-column"] == ["error"]
+
+
 def test_dates_before_the_benchmark_need_an_origin() -> None:
     early = bundle("e", {}, manifest={"submitted": dt.date(2019, 1, 1)})
     assert names(run(bench("similarity"), [early]))["dates"] == ["warning"]

@@ -13,6 +13,7 @@ import hashlib
 import io
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -111,3 +112,19 @@ def listing(items: list[str], limit: int = 5) -> str:
     if len(items) <= limit:
         return ", ".join(items)
     return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
+
+
+def same_submitter(a: BundleInput, b: BundleInput) -> bool:
+    """Whether two bundles name the same contact (an e-mail in common, or the same text).
+
+    Reusing one's own results is reported as a warning, copying someone else's as an error.
+    """
+    ca, cb = str(a.manifest.get("contact", "")), str(b.manifest.get("contact", ""))
+    ea = {e.lower() for e in _EMAIL.findall(ca)}
+    eb = {e.lower() for e in _EMAIL.findall(cb)}
+    if ea and eb:
+        return bool(ea & eb)
+    return bool(ca.strip()) and ca.strip().casefold() == cb.strip().casefold()

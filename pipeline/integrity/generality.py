@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from pipeline.integrity import Finding, IntegrityContext, integrity_check
-from pipeline.integrity._common import listing, read_csv, to_float
+from pipeline.integrity._common import listing, read_csv, same_submitter, to_float
 from pipeline.tracks.base import BundleInput
 
 RESPONSES = "responses.csv"
 MIN_ITEMS = 3
 """Agents compared on fewer items than this are never flagged (too little evidence)."""
+MIN_DISTINCT = 5
+"""Responses with fewer distinct values (binary, graded) are equal by chance too often."""
 MAGNITUDE = 1000.0
 """A raw score this many times larger than every published score on the item is implausible."""
 
@@ -43,13 +45,15 @@ def _population(bundles: Sequence[BundleInput]) -> dict[str, tuple[str, dict[str
     track="generality",
     title="Duplicated or copied agents",
     description="An agent name already on the benchmark (in another bundle) is an error: each "
-    "agent is one leaderboard entry. An agent whose responses equal another agent's on every "
-    "shared item (at least 3) is an error when the other agent is in another bundle (copied "
-    "results) and a warning inside one bundle (duplicated agent).",
+    "agent is one leaderboard entry. An agent whose varied responses (at least 5 distinct "
+    "values; binary ones coincide by chance) equal another bundle's agent on every shared "
+    "item, or on 90 % of at least 10 items (an edited copy), is an error — a warning when "
+    "both bundles name the same contact. Identical agents inside one bundle are a warning.",
 )
 def duplicate_agent(ctx: IntegrityContext) -> Iterator[Finding]:
-    """Agent names and response vectors seen twice."""
+    """Find agent names and response vectors seen twice."""
     peers = _population(ctx.peers)
+    owners = {b.id: b for b in ctx.peers}
     for t in ctx.targets:
         mine = responses(t)
         where = ctx.where(t, RESPONSES)
@@ -60,29 +64,59 @@ def duplicate_agent(ctx: IntegrityContext) -> Iterator[Finding]:
                 "give this run its own agent name (e.g. with a version), or update that "
                 "bundle instead of adding a new one",
             )
-        names = sorted(mine)
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                if _same(mine[a], mine[b]):
-                    yield Finding(
-                        "warning", "duplicate-agent", where, f"agent {b}",
-                        f"responses of {b!r} equal those of {a!r} on every item",
-                        "remove the duplicate, or check that the right results were exported",
-                    )
+        groups: dict[tuple[tuple[str, float], ...], list[str]] = {}
+        for a in sorted(mine):
+            if _varied(mine[a]):
+                groups.setdefault(tuple(sorted(mine[a].items())), []).append(a)
+        for names in groups.values():
+            if len(names) > 1:
+                yield Finding(
+                    "warning", "duplicate-agent", where, f"agent {names[1]}",
+                    f"agents {listing(names)} give identical responses on every item",
+                    "remove duplicates, or check that the right results were exported",
+                )
+        for a in sorted(mine):
             for other, (bid, row) in sorted(peers.items()):
-                if other != a and _same(mine[a], row):
-                    yield Finding(
-                        "error", "duplicate-agent", where, f"agent {a}",
-                        f"responses of {a!r} equal those of {other!r} (bundle {bid!r}) on "
-                        "every shared item",
-                        "submit the responses of your own system; if it really behaves "
-                        "identically, explain it in the description for the reviewer",
-                    )
+                if other == a:
+                    continue
+                same = _same(mine[a], row)
+                near = 0 if same else _near_copy(mine[a], row)
+                if not same and not near:
+                    continue
+                own = same_submitter(t, owners[bid])
+                how = "every shared item" if same else f"{near} of {len(mine[a])} items"
+                yield Finding(
+                    "warning" if own else "error", "duplicate-agent", where, f"agent {a}",
+                    f"responses of {a!r} equal those of {other!r} (bundle {bid!r}) on {how}"
+                    + ("" if same else ": an edited copy"),
+                    "fine if you reuse your own results on purpose: say so in the description"
+                    if own else "submit the responses of your own system, unedited",
+                )
+                break
+
+
+def _varied(x: dict[str, float]) -> bool:
+    """Enough distinct values for equality to be evidence (binary responses coincide)."""
+    return len(x) >= MIN_ITEMS and len(set(x.values())) >= MIN_DISTINCT
+
+
+def _near_copy(x: dict[str, float], y: dict[str, float]) -> int:
+    """Count the items where ``x`` equals ``y``, if it is a near copy (else 0).
+
+    A near copy: equal on at least 90 % of at least 10 shared items whose values are varied
+    (at least 5 distinct; binary or graded responses agree by chance).
+    """
+    common = set(x) & set(y)
+    if len(common) < 10 or len({x[i] for i in common}) < MIN_DISTINCT:
+        return 0
+    same = sum(x[i] == y[i] for i in common)
+    return same if same >= 0.9 * len(common) else 0
 
 
 def _same(x: dict[str, float], y: dict[str, float]) -> bool:
     common = set(x) & set(y)
-    return len(common) >= MIN_ITEMS and all(x[i] == y[i] for i in common)
+    return len(common) >= MIN_ITEMS and _varied({i: x[i] for i in common}) and all(
+        x[i] == y[i] for i in common)
 
 
 @integrity_check(

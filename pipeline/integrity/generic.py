@@ -22,6 +22,7 @@ from pipeline.integrity._common import (
     listing,
     plural,
     read_csv,
+    same_submitter,
     sha,
     to_date,
     to_float,
@@ -32,6 +33,8 @@ NEAR_DUPLICATE = 0.9
 """Share of a bundle's result files identical to another bundle's that makes a near-duplicate."""
 MIN_COLUMN_VALUES = 5
 """A numeric column shorter than this is never called copied (too little evidence)."""
+NEAR_COLUMN_VALUES = 10
+"""Fewest fractional values for a column to be called an edited copy of another."""
 
 
 def _label(ctx: IntegrityContext, bundle: BundleInput) -> str:
@@ -70,8 +73,8 @@ def resubmission(ctx: IntegrityContext) -> Iterator[Finding]:
     title="Near-duplicate of another bundle",
     description=f"At least {NEAR_DUPLICATE:.0%} of the bundle's result files (everything but "
     "submission.toml, compared by SHA-256 whatever their names) are identical to another "
-    "bundle's. All of them identical is an error (the same results under a new name); "
-    "90 % or more is a warning for the reviewer.",
+    "bundle's. All of them identical is an error (the same results under a new name) unless "
+    "both bundles name the same contact; 90 % or more is a warning for the reviewer.",
 )
 def near_duplicate(ctx: IntegrityContext) -> Iterator[Finding]:
     """Find result files shared with another bundle of the benchmark."""
@@ -86,9 +89,10 @@ def near_duplicate(ctx: IntegrityContext) -> Iterator[Finding]:
             theirs = {sha(d) for d in data_files(other).values() if d.strip()}
             shared = sum(h in theirs for h in mine)
             share = shared / len(mine)
+            own = same_submitter(t, other)
             if share >= 1.0 and len(theirs) == len(set(mine)):
                 yield Finding(
-                    "error", "near-duplicate", ctx.where(t), "-",
+                    "warning" if own else "error", "near-duplicate", ctx.where(t), "-",
                     f"every result file is identical to bundle {other.id!r}'s; only "
                     f"{MANIFEST} differs",
                     "submit results of your own run; to change the description of an entry, "
@@ -105,7 +109,12 @@ def near_duplicate(ctx: IntegrityContext) -> Iterator[Finding]:
 
 
 def _numeric_columns(bundle: BundleInput) -> Iterator[tuple[str, str, tuple[float, ...]]]:
-    """(path, column, values) of the CSV columns that look like measurements."""
+    """(path, column, values) of the CSV columns that look like measurements.
+
+    A column qualifies with at least :data:`MIN_COLUMN_VALUES` numbers, all parseable, and
+    at least 3 values that are not whole numbers (ids, counts, flags and 0/1 responses are
+    identical across bundles by design; fractional measurements are not).
+    """
     for path in sorted(bundle.files.files):
         if not path.lower().endswith(".csv"):
             continue
@@ -115,39 +124,72 @@ def _numeric_columns(bundle: BundleInput) -> Iterator[tuple[str, str, tuple[floa
             if len(vals) < MIN_COLUMN_VALUES or any(v is None for v in vals):
                 continue
             fl = tuple(float(v) for v in vals if v is not None)
-            if len(set(fl)) < 3 or all(v.is_integer() for v in fl):
-                continue  # ids, counts, flags, constants: identical by design
+            if len({v for v in fl if not v.is_integer()}) < 3:
+                continue
             yield path, col, fl
+
+
+def _near(a: tuple[float, ...], b: tuple[float, ...]) -> int:
+    """How many fractional values of ``a`` equal ``b`` at the same position (0 if too few)."""
+    informative = [(x, y) for x, y in zip(a, b, strict=True) if not x.is_integer()]
+    same = sum(x == y for x, y in informative)
+    overall = sum(x == y for x, y in zip(a, b, strict=True))
+    ok = len(informative) >= NEAR_COLUMN_VALUES and same >= NEAR_DUPLICATE * len(informative) \
+        and overall >= NEAR_DUPLICATE * len(a)
+    return same if ok else 0
 
 
 @integrity_check(
     "copied-column",
     title="Measurements copied from another bundle",
-    description="A numeric CSV column of measurements (at least 5 values, at least 3 distinct, "
-    "not all whole numbers) is identical, value for value and in the same order, to a column "
-    "of another bundle of the benchmark — e.g. the rewards, responses or compute of another "
-    "run. Independent runs practically never agree to every digit.",
+    description="A numeric CSV column of measurements (at least 5 values, at least 3 of them "
+    "fractional) is identical, value for value and in the same order, to a column of another "
+    "bundle of the benchmark — e.g. the rewards, responses or compute of another run — or "
+    f"identical in {NEAR_DUPLICATE:.0%} of its positions (at least {NEAR_COLUMN_VALUES} "
+    "fractional values): an edited copy. Independent runs practically never agree to every "
+    "digit. A warning instead when both bundles name the same contact (reusing one's own "
+    "measurements, e.g. a control run sharing its baseline scores).",
 )
 def copied_column(ctx: IntegrityContext) -> Iterator[Finding]:
-    """Identical measurement columns across bundles (any file, any column name)."""
+    """Find measurement columns equal (or nearly) to another bundle's, any file or name."""
     index: dict[tuple[float, ...], tuple[str, str, str]] = {}
+    by_len: dict[int, list[tuple[str, str, str, tuple[float, ...]]]] = {}
     for peer in [*ctx.peers, *ctx.targets]:
         for path, col, vals in _numeric_columns(peer):
             index.setdefault(vals, (peer.id, path, col))
+            by_len.setdefault(len(vals), []).append((peer.id, path, col, vals))
+    bundles = {b.id: b for b in [*ctx.peers, *ctx.targets]}
     for t in ctx.targets:
-        seen: set[tuple[str, str]] = set()
         for path, col, vals in _numeric_columns(t):
             src = index.get(vals)
-            if src is None or src[0] == t.id or (path, col) in seen:
+            if src is not None and src[0] != t.id:
+                own = same_submitter(t, bundles[src[0]])
+                yield Finding(
+                    "warning" if own else "error", "copied-column", ctx.where(t, path),
+                    f"column {col}",
+                    f"all {len(vals)} values are identical to column {src[2]!r} of bundle "
+                    f"{src[0]!r} ({src[1]})" + (", which names the same contact" if own else ""),
+                    "fine if you reuse your own measurements on purpose: say so in the "
+                    "description" if own else "submit the measurements of your own run; if "
+                    "this is a rerun of that bundle, say so in the description",
+                )
                 continue
-            seen.add((path, col))
-            yield Finding(
-                "error", "copied-column", ctx.where(t, path), f"column {col}",
-                f"all {len(vals)} values are identical to column {src[2]!r} of bundle "
-                f"{src[0]!r} ({src[1]})",
-                "submit the measurements of your own run; if this is a rerun of that "
-                "bundle, say so in the description and a maintainer will decide",
-            )
+            for pid, ppath, pcol, pvals in by_len.get(len(vals), []):
+                same = _near(vals, pvals) if pid != t.id else 0
+                if same:
+                    own = same_submitter(t, bundles[pid])
+                    yield Finding(
+                        "warning" if own else "error", "copied-column", ctx.where(t, path),
+                        f"column {col}",
+                        f"{same} of its fractional values are identical, position by "
+                        f"position, to column {pcol!r} of bundle {pid!r} ({ppath})"
+                        + (", which names the same contact" if own
+                           else ": an edited copy of that bundle's results"),
+                        "fine if you reuse your own measurements on purpose: say so in the "
+                        "description" if own else "submit the measurements of your own run, "
+                        "unedited",
+                    )
+                    break
 
 
 @integrity_check(

@@ -7,7 +7,7 @@ import statistics
 from collections.abc import Iterator
 
 from pipeline.integrity import Finding, IntegrityContext, integrity_check
-from pipeline.integrity._common import listing, read_csv, to_float
+from pipeline.integrity._common import listing, read_csv, same_submitter, to_float
 from pipeline.tracks.base import BundleInput, FileSet
 
 PROGRAMS = "programs/"
@@ -134,7 +134,8 @@ def program_leak(ctx: IntegrityContext) -> Iterator[Finding]:
     title="Programs identical to another submission's",
     description="Generated programs equal (up to node ids and layout) to another bundle's "
     "program for the same task. Half or more of the bundle's programs is an error (copied "
-    "results); fewer is a warning (small tasks can coincide).",
+    "results); fewer, or a bundle naming the same contact, is a warning (small tasks can "
+    "coincide; a submitter may reuse their own programs).",
 )
 def copied_programs(ctx: IntegrityContext) -> Iterator[Finding]:
     """Programs shared with other bundles, per other bundle."""
@@ -148,7 +149,8 @@ def copied_programs(ctx: IntegrityContext) -> Iterator[Finding]:
                           if task in theirs and same_program(data, theirs[task]))
             if not same:
                 continue
-            sev = "error" if len(same) * 2 >= len(mine) else "warning"
+            own = same_submitter(t, other)
+            sev = "error" if len(same) * 2 >= len(mine) and not own else "warning"
             yield Finding(
                 sev, "copied-programs", ctx.where(t, PROGRAMS.rstrip("/")), "programs",
                 f"{len(same)} of {len(mine)} programs are identical to bundle {other.id!r}'s: "
