@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 FloatArray = NDArray[np.float64]
-
 
 
 def _starts(counts: NDArray[np.int64]) -> NDArray[np.int64]:
@@ -74,10 +74,10 @@ def group_means_t(vt: FloatArray, counts: NDArray[np.int64], exact: bool = True)
 
     Notes
     -----
-    Groups of one row are copied (the mean of one number is that number). The others are
-    emulated step by step; no shortcut is taken because the correction pass depends on the
-    order of the values (for 0/1 data too), so a plain ``sum / n`` could differ from R by an
-    ulp near a rounding boundary of doubles.
+    Groups of one row are copied (the mean of one number is that number). For dyadic data
+    (0/1, halves, …) ``sum / n`` is used where it provably equals R's result
+    (:func:`_dyadic_means`); otherwise every group is emulated step by step, in long double,
+    in the values' order (the correction pass depends on that order).
     """
     counts = np.asarray(counts, dtype=np.int64)
     starts = _starts(counts)
@@ -93,10 +93,91 @@ def group_means_t(vt: FloatArray, counts: NDArray[np.int64], exact: bool = True)
         return out
     rows = np.concatenate([np.arange(starts[g], starts[g] + counts[g]) for g in multi])
     sub = vt[rows] if rows.size < vt.shape[0] else vt
+    fast = _dyadic_means(sub, cnt)
+    if fast is not None:
+        out[multi] = fast
+        return out
     # Chunks of agents keep the long-double copy small (about 32 MiB).
     width = max(1, (1 << 21) // max(rows.size, 1))
     for lo in range(0, vt.shape[1], width):
         out[multi, lo : lo + width] = _ld_means(sub[:, lo : lo + width], cnt)
+    return out
+
+
+_DYADIC = 1024.0
+_MAX_PAIRS = 20000
+
+
+def _safe_quotient(total: float, n: int, spread: float) -> bool:
+    r"""Whether R's mean of n values summing exactly to ``total`` is ``fl64(total / n)``.
+
+    R computes :math:`s_0 = \mathrm{fl}_{80}(q)` with :math:`q = total/n`, then
+    :math:`t = \sum_i \mathrm{fl}_{80}(y_i - s_0)` left to right and
+    :math:`s = \mathrm{fl}_{80}(s_0 + t/n)`. With :math:`R \ge \max_i |y_i - s_0|`
+    (``spread``) every residual is off by at most :math:`2^{-64}R` and the j-th partial sum by
+    at most :math:`2^{-64} jR`, whatever the order of the values, so
+
+    .. math:: |s - q| \le B = 1.25 \cdot 2^{-64}\big(R\,(n+3)/2 + |q|\big)
+
+    (25 % margin). If q is farther than B from every rounding boundary of doubles (the
+    midpoints between neighbours), R's double is the correctly rounded q. The distance is
+    computed in exact rational arithmetic. A short dyadic q (0, 1/2, …) is returned exactly.
+    """
+    q = Fraction(total) / n
+    den = q.denominator
+    if den & (den - 1) == 0 and den <= 2 ** (10 + n.bit_length()) and spread * n < 2**25:
+        # q is a short dyadic number (0, 1/2, 3/4, ...): every residual and partial sum is
+        # exact in long double, t = 0 and R returns q itself.
+        return True
+    d = total / n  # correctly rounded q (total and n are exact doubles)
+    fd = Fraction(d)
+    up = (fd + Fraction(math.nextafter(d, math.inf))) / 2
+    down = (fd + Fraction(math.nextafter(d, -math.inf))) / 2
+    dist = min(abs(q - up), abs(q - down))
+    bound = Fraction(5, 4) * (Fraction(spread) * Fraction(n + 3, 2) + abs(q)) / 2**64
+    return dist > bound
+
+
+def _is_dyadic(sub: FloatArray) -> bool:
+    """Whether every value is a multiple of 2⁻¹⁰ (0/1 data is checked the cheap way first)."""
+    if np.count_nonzero(sub == 0) + np.count_nonzero(sub == 1) == sub.size:
+        return True
+    frac, _ = np.modf(sub * _DYADIC)
+    return not np.any(frac)
+
+
+def _dyadic_means(sub: FloatArray, cnt: NDArray[np.int64]) -> FloatArray | None:
+    """R's group means without the step-by-step emulation where that is provably the same.
+
+    Applies to data that are multiples of 2⁻¹⁰ (0/1, halves, quarters, …) with small enough
+    sums: the group sums are then exact in double whatever the order, and for each distinct
+    (sum, size) pair :func:`_safe_quotient` decides whether R's correction pass can change the
+    rounded result. Only the entries of unsafe pairs are emulated step by step. Returns None
+    (emulate everything) for other data or too many distinct pairs.
+    """
+    big = float(np.max(np.abs(sub))) if sub.size else 0.0
+    top = float(cnt.max())
+    if not math.isfinite(big) or big * top * _DYADIC > 2.0**40 or not _is_dyadic(sub):
+        return None
+    starts = _starts(cnt)
+    sums = np.add.reduceat(sub, starts, axis=0)  # exact in any order
+    # one exact float key per (sum, size) pair: sum·2^10 is an integer below 2^40
+    keys = (sums * _DYADIC) * (top + 1) + cnt[:, None]
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    if uniq.size > _MAX_PAIRS:
+        return None
+    # max |y_i − s0| ≤ max|y| for data of one sign (s0 lies between them), ≤ 2 max|y| otherwise
+    one_sign = bool(np.all(sub >= 0)) or bool(np.all(sub <= 0))
+    spread = big if one_sign else 2 * big
+    safe_of = np.array(
+        [_safe_quotient(float(k // (top + 1)) / _DYADIC, int(k % (top + 1)), spread) for k in uniq]
+    )
+    safe = safe_of[inverse.reshape(sums.shape)]
+    out: FloatArray = sums / cnt[:, None]
+    for g in np.flatnonzero(~safe.all(axis=1)):
+        agents = np.flatnonzero(~safe[g])
+        members = sub[starts[g] : starts[g] + cnt[g]][:, agents]
+        out[g, agents] = _ld_means(members, cnt[g : g + 1])[0]
     return out
 
 
