@@ -145,3 +145,22 @@ def test_help_does_not_import_numpy():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert out.stdout.split() == ["False", "False"]
+
+
+FIXTURES = ROOT / "tests/data/generality"
+
+
+def test_fixture_benchmark_folder():
+    res = runner.invoke(
+        app, ["generality", "--benchmark", str(FIXTURES / "e13-opp"), "--format", "csv"]
+    )
+    assert res.exit_code == 0, res.output
+    cap = {r["agent"]: float(r["capability"]) for r in rows(res.output)}
+    assert cap == {"P1": 1.75, "P2": 1.5, "P3": 1.25}  # spec E13
+
+
+def test_broken_fixture_reports_every_problem():
+    res = runner.invoke(app, ["generality", "--benchmark", str(FIXTURES / "broken-bundle")])
+    assert res.exit_code == 1
+    for text in ("NaN", "above the maximum", "duplicate", "not an item"):
+        assert text in res.output, text

@@ -402,12 +402,17 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
     except Exception:
         return []  # the benchmark's own validation reports it
     data, problems = read_bundle(bundle.files, s)
-    if data is None:
-        return problems
+    if data is not None:
+        seen = set(data.item)
+    else:  # report unknown items of the readable rows too: every problem at once
+        rows, _ = check_csv(
+            bundle.files, RESPONSES, [Column("item", required=False)], allow_extra=True
+        )
+        seen = {str(r["item"]) for r in rows if r.get("item")}
     items, _ = read_items(bench.files, s)
     if items is not None:
         known = set(items.items)
-        unknown = sorted(set(data.item) - known)
+        unknown = sorted(seen - known)
         for i in unknown[:20]:
             problems.append(
                 Problem(

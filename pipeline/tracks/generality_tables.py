@@ -68,17 +68,22 @@ def table_rows(an: Analysis) -> list[dict[str, Any]]:
 
 def benchmark_table(folder: Path, *, seed: int = 20211) -> tuple[list[dict[str, Any]], Analysis]:
     """Recompute a benchmark folder with its declared settings (no bootstrap)."""
+    from pipeline.tracks.generality import TRACK
+
     bench, bundles = benchmark_inputs(folder)
     s = settings_of(bench).model_copy(update={"bootstrap": 0})
-    items, problems = read_items(bench.files, s)
-    data: list[tuple[str, BundleData]] = []
+    problems = list(TRACK.validate_benchmark(bench))
     for b in bundles:
-        bd, more = read_bundle(b.files, s)
-        problems += [p for p in more if p.severity == "error"]
-        if bd is not None:
-            data.append((b.id, bd))
+        problems += TRACK.validate_bundle(b, bench)
+    problems = [p for p in problems if p.severity == "error"]
     if problems:
         raise ValidationFailed(problems, f"{folder.name}: the benchmark has problems")
+    items, _ = read_items(bench.files, s)
+    data: list[tuple[str, BundleData]] = []
+    for b in bundles:
+        bd, _ = read_bundle(b.files, s)
+        if bd is not None:
+            data.append((b.id, bd))
     if not data:
         raise GmeterError(f"{folder.name} has no bundle", hint="add a bundle with responses.csv")
     an = analyse(s, items, assemble(items, data), seed=seed)
