@@ -70,6 +70,42 @@ def _score_state(store: Any, bench: LoadedBenchmark | None, bench_id: str, *, se
     return _State(bench, read_scores(store, bench_id), failed)
 
 
+def _derive_before(before: LoadedBenchmark, after_rows: list[dict[str, Any]], *, seed: int,
+                   options: dict[str, Any], executor: Any,
+                   progress: Callable[[str, int, int], None] | None) -> _State:
+    """Derive the base state's rows of a non-populational benchmark without rescoring it all.
+
+    A track that is not populational scores every bundle independently of the others (its
+    :class:`~pipeline.tracks.base.TrackSpec` says so), so an unchanged bundle has the same
+    rows before and after; only the base versions of changed or deleted bundles are scored,
+    and the ranks are recomputed over the base population.
+    """
+    from pipeline.score import CODE_VERSION, rank_rows, score_benchmark
+    from pipeline.tracks.base import ScoreContext, ScoreRow
+
+    assert before.input is not None
+    after_hash = {r["bundle"]: r["content_hash"] for r in after_rows}
+    good = [b.input for b in before.bundles if b.input is not None
+            and not any(p.severity == "error" for p in b.problems)]
+    rows = [dict(r) for r in after_rows
+            if any(b.id == r["bundle"] and b.content_hash == r["content_hash"] for b in good)]
+    rescore = [b for b in good if after_hash.get(b.id) != b.content_hash]
+    failed: list[str] = []
+    if rescore:
+        ctx = ScoreContext(seed=seed, executor=executor, options=options, progress=progress)
+        try:
+            more, _, _ = score_benchmark(before.input, rescore, ctx)
+        except Exception as exc:  # reported like a failed score run
+            failed.append(f"{type(exc).__name__}: {exc}")
+            more = []
+        rows += [{**r, "code_version": CODE_VERSION} for r in more]
+    ranks = rank_rows([ScoreRow(r["bundle"], r["agent"], r["metric"], r["value"]) for r in rows])
+    for r, rank in zip(rows, ranks, strict=True):
+        r["rank"] = rank
+    rows.sort(key=lambda d: (d["metric"], d["bundle"], d["agent"]))
+    return _State(before, rows, failed)
+
+
 def read_scores(store: Any, bench_id: str) -> list[dict[str, Any]]:
     """Read a benchmark's ``current`` score rows as dicts (the columns ``score`` writes)."""
     cols, rows = store.query(
@@ -217,10 +253,17 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
     bc.primary_metric = spec.primary_metric
     direction = metric_info(spec.primary_metric, spec.name).direction
     bc.direction = "lower" if direction == "lower" else "higher"
-    st_before = _score_state(store, before, bench_id, seed=seed, options=options,
-                             executor=executor, progress=progress)
+    independent = (not bc.populational and before is not None and before.input is not None
+                   and before.input.content_hash == inp.content_hash)
+    if not independent:
+        st_before = _score_state(store, before, bench_id, seed=seed, options=options,
+                                 executor=executor, progress=progress)
     st_after = _score_state(store, after, bench_id, seed=seed, options=options,
                             executor=executor, progress=progress)
+    if independent:
+        assert before is not None
+        st_before = _derive_before(before, st_after.rows, seed=seed, options=options,
+                                   executor=executor, progress=progress)
     if st_after.failed:
         bc.status = "failed"
         bc.notes += [f"scoring failed: {f}" for f in st_after.failed]

@@ -84,3 +84,23 @@ def test_edited_summary_score_is_caught(repo: Path) -> None:
     (f,) = [f for f in r.benchmarks[0].findings if f.check == "aiq-claimed"]
     assert r.exit_code == 1 and f.severity == "error" and "99.5" in f.message
     assert f.field == "result.aiq" and "aiq.toml" in f.file
+
+
+def test_derived_base_state_equals_a_full_rescoring(repo: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Non-populational: the base state is derived from the new one (unchanged bundles keep
+    their rows) instead of scored again; it must equal scoring the base state in full."""
+    import pipeline.check as check_module
+
+    shutil.copytree(DATA / "freq-agent", repo / BENCH / "freq-agent")
+    manifest = repo / BENCH / "random-agent" / "submission.toml"
+    manifest.write_text(manifest.read_text(encoding="utf-8").replace(
+        "AIQ of random", "The AIQ of random"), encoding="utf-8")  # a changed base bundle too
+    commit(repo, "freq, and a better description", email="random@example.org")
+    derived = run().benchmarks[0]
+    monkeypatch.setattr(check_module, "_populational", lambda spec, settings: True)
+    full = run().benchmarks[0]
+    assert not derived.populational and full.populational
+    assert derived.new_entries == full.new_entries and derived.others == full.others
+    assert [n.before for n in derived.new_entries if n.before] != []
+    assert derived.entries_before == full.entries_before == 1
