@@ -86,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
                 data["module_errors"][module] = error
                 console.print(f"[red]{module} failed:[/red] {error.splitlines()[0]}")
             bar.advance(task)
+    data["load_avg_end"] = (
+        [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else []
+    )
     if args.only:
         previous = args.out / "results.json"
         old = json.loads(previous.read_text(encoding="utf-8")) if previous.exists() else None

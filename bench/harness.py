@@ -54,8 +54,10 @@ class Result:
     repeat: int = 0
     times_s: list[float] = field(default_factory=list)
     median_s: float | None = None
+    min_s: float | None = None
     baseline_times_s: list[float] = field(default_factory=list)
     baseline_median_s: float | None = None
+    baseline_min_s: float | None = None
     ratio: float | None = None
     passed: bool | None = None
     error: str | None = None
@@ -188,6 +190,7 @@ def run_module(
                 _time(spec["run"], int(spec.get("warmup", 0)))
                 res.times_s = _time(spec["run"], res.repeat)
                 res.median_s = statistics.median(res.times_s)
+                res.min_s = min(res.times_s)
                 timed[id(spec["run"])] = res.times_s
                 base = spec["baseline"]
                 if base is not None:
@@ -195,6 +198,7 @@ def run_module(
                         timed[id(base)] = _time(base, res.repeat)
                     res.baseline_times_s = timed[id(base)]
                     res.baseline_median_s = statistics.median(res.baseline_times_s)
+                    res.baseline_min_s = min(res.baseline_times_s)
                     if res.median_s > 0:
                         res.ratio = res.baseline_median_s / res.median_s
                 check = spec["check"]
@@ -263,6 +267,15 @@ def render_markdown(data: dict[str, Any]) -> str:
         " (the machine may be shared: ratios are noisier than on an idle machine)",
         f"- **versions**: {', '.join(f'{k} {v}' for k, v in m['versions'].items())}",
     ]
+    load = m.get("load_avg") or [0.0]
+    if max(load[0], (data.get("load_avg_end") or [0.0])[0]) > m["usable_cores"]:
+        lines.append(
+            f"- **warning**: the machine was oversubscribed (load average {load[0]} at the start, "
+            f"{(data.get('load_avg_end') or ['?'])[0]} at the end, on {m['usable_cores']} cores):"
+            " other processes competed for the CPU, so parallel speed-ups and absolute times "
+            "understate what an idle machine gives; `min_s` in results.json is the least "
+            "disturbed repetition"
+        )
     if data.get("quick"):
         lines.append("- **quick run**: one repetition, reduced inputs — not representative")
     lines += [
