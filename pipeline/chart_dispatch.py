@@ -26,7 +26,10 @@ def _is_num(v: Any) -> bool:
 
 
 def _pt(label: str, x: Any, y: Any, **extra: Any) -> dict[str, Any]:
-    return {"label": label, "x": x, "y": y, "x_text": fmt(x), "y_text": fmt(y), **extra}
+    point = {"label": label, "x": x, "y": y, **extra}
+    if point.get("series") == label:
+        del point["label"]  # the series already names the point
+    return point
 
 
 # --------------------------------------------------------------------------- generality
@@ -59,7 +62,7 @@ def _acc(key: str, data: Any) -> list[ChartSpec]:
 
 def _aggregated(key: str, data: Any) -> list[ChartSpec]:
     recs = [
-        _pt("aggregated", x, y)
+        {"x": x, "y": y}
         for x, y in zip(data.get("x") or [], data.get("psi") or [], strict=False)
         if _is_num(x) and _is_num(y)
     ]
@@ -215,7 +218,72 @@ def _sim_map(key: str, data: Any) -> list[ChartSpec]:
     return out
 
 
+# --------------------------------------------------------------------------- AIQ
+
+
+def _aiq_el(key: str, data: Any) -> list[ChartSpec]:
+    rows = as_records(data) or []
+    recs = []
+    for r in rows:
+        el: Any = r.get("episode_length")
+        v = r.get("aiq")
+        if not (_is_num(el) and _is_num(v) and el > 0):
+            continue
+        p = {
+            "x": el,
+            "y": v,
+            "label": str(r.get("agent", "")),
+            "series": str(r.get("series", r.get("agent", ""))),
+        }
+        if _is_num(r.get("ci_low")) and _is_num(r.get("ci_high")):
+            p["low"], p["high"] = r["ci_low"], r["ci_high"]
+        recs.append(p)
+    if not recs:
+        return []
+    return [
+        ch.line_chart(
+            key,
+            recs,
+            title="AIQ vs episode length",
+            x=("episode length", "cycles, log scale"),
+            y=("AIQ", "reward per cycle"),
+            log_x=True,
+            what="Each agent's AIQ with its 95 % interval at each episode length "
+            "(Legg & Veness, Fig. 1)",
+        )
+    ]
+
+
+def _aiq_lengths(key: str, data: Any) -> list[ChartSpec]:
+    rows = as_records(data) or []
+    recs = [
+        {"x": r["length"], "y": r["fraction"], "series": str(r.get("series", ""))}
+        for r in rows
+        if _is_num(r.get("length")) and _is_num(r.get("fraction"))
+    ]
+    if not recs:
+        return []
+    drawn = data.get("drawn") if isinstance(data, Mapping) else None
+    title = "Program lengths" + (f" ({drawn:,} programs drawn)" if _is_num(drawn) else "")
+    return [
+        ch.line_chart(
+            key,
+            recs,
+            title=title,
+            x=("program length", "BF symbols"),
+            y=("fraction of programs", "0–1"),
+            points=False,
+            what="Distribution of the lengths of the sampled environment programs",
+        )
+    ]
+
+
+SKIP = frozenset({"aiq_by_agent"})
+"""Chart data the built-in score chart already draws (AIQ with intervals per agent)."""
+
 KNOWN: dict[str, Callable[[str, Any], list[ChartSpec]]] = {
+    "aiq_vs_episode_length": _aiq_el,
+    "aiq_program_lengths": _aiq_lengths,
     "generality_acc": _acc,
     "generality_aggregated_acc": _aggregated,
     "generality_capability_spread": _cap_spread,
@@ -298,6 +366,8 @@ def generic_chart(key: str, name: str, data: Any) -> ChartSpec | None:
 
 def track_charts(key: str, name: str, data: Any) -> list[ChartSpec]:
     """Return the charts for one ``charts`` row (possibly none); never raise on odd data."""
+    if name in SKIP:
+        return []
     try:
         special = KNOWN.get(name)
         if special is not None and isinstance(data, Mapping | list):

@@ -27,11 +27,11 @@ def _num(v: Any) -> Any:
         return None
     if f == 0:
         return 0.0
-    return float(f"{f:.7g}")
+    return float(f"{f:.6g}")
 
 
 def clean(records: Sequence[Mapping[str, Any]]) -> Records:
-    """JSON-safe records: NaN/inf → ``null`` (Vega cannot plot them), floats to 7 digits."""
+    """Make records JSON-safe: NaN/inf → ``null`` (Vega cannot plot them), 6 significant digits."""
     return [{str(k): _num(v) for k, v in sorted(r.items())} for r in records]
 
 

@@ -70,8 +70,8 @@ class ChartSpec:
 
 
 def axis_title(label: str, unit: str) -> str:
-    """``label (unit)``, or the label alone."""
-    return f"{label} ({unit})" if unit else label
+    """``label (unit)``, or the label alone (also for the non-unit ``index``)."""
+    return f"{label} ({unit})" if unit and unit != "index" else label
 
 
 def fmt(v: Any) -> str:
@@ -93,6 +93,7 @@ def _finish(template: dict[str, Any], title: str, alt_text: str, **data: Records
     spec["description"] = alt_text
     spec["datasets"] = {k: clean(v) for k, v in sorted(data.items())}
     spec["config"] = THEME
+    spec["autosize"] = {"type": "fit-x", "contains": "padding"}
     return spec
 
 
@@ -143,7 +144,15 @@ def _interval_template(x_title: str) -> dict[str, Any]:
     point = base.mark_point(filled=True, size=70, opacity=1).encode(
         y=y,
         x=alt.X("value:Q", title=x_title),
-        color=alt.Color("group:N", title="tie group", sort=None),
+        color=alt.Color(
+            "tied:N",
+            title=None,
+            sort=None,
+            scale=alt.Scale(
+                domain=["tied with the leader", "below the leader"], range=["#2563eb", "#94a3b8"]
+            ),
+            legend=alt.Legend(orient="bottom"),
+        ),
         tooltip=tips,
     )
     return _to_dict(alt.layer(rule, point).properties(width="container", height=alt.Step(20)))
@@ -152,7 +161,8 @@ def _interval_template(x_title: str) -> dict[str, Any]:
 def interval_chart(key: str, records: Records, *, title: str, x: Axis, what: str) -> ChartSpec:
     """Each entry's score as a point with its interval as a bar, in rank order.
 
-    ``records``: ``entry, value, low, high, value_text, interval, group``.
+    ``records``: ``entry, value, low, high, value_text, interval, group, tied`` (``tied`` is
+    ``tied with the leader`` for tie group 1, else ``below the leader``).
     """
     x_title = axis_title(*x)
     best = records[0] if records else {}
@@ -171,20 +181,41 @@ def interval_chart(key: str, records: Records, *, title: str, x: Axis, what: str
 # --------------------------------------------------------------------------- lines
 
 
+NUM_FORMAT = ".4~g"
+DATE_FORMAT = "%Y-%m-%d"
+
+
+def _x_tip(title: str, temporal: bool) -> Any:
+    if temporal:
+        return alt.Tooltip("x:T", title=title, format=DATE_FORMAT)
+    return alt.Tooltip("x:Q", title=title, format=NUM_FORMAT)
+
+
 @lru_cache(maxsize=64)
 def _line_template(
-    x_title: str, y_title: str, series: bool, temporal: bool, step: bool, points: bool
+    x_title: str,
+    y_title: str,
+    series: bool,
+    labelled: bool,
+    temporal: bool,
+    step: bool,
+    points: bool,
+    log_x: bool,
+    bars: bool,
 ) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
+    x_scale = (
+        alt.Scale(type="log", nice=False, padding=14) if log_x else alt.Scale(zero=False, padding=8)
+    )
     enc: dict[str, Any] = {
-        "x": alt.X("x:T" if temporal else "x:Q", title=x_title),
+        "x": alt.X("x:T", title=x_title)
+        if temporal
+        else alt.X("x:Q", title=x_title, scale=x_scale),
         "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False)),
     }
-    tips = [
-        alt.Tooltip("label:N", title="point"),
-        alt.Tooltip("x_text:N", title=x_title),
-        alt.Tooltip("y_text:N", title=y_title),
-    ]
+    tips = [_x_tip(x_title, temporal), alt.Tooltip("y:Q", title=y_title, format=NUM_FORMAT)]
+    if labelled:
+        tips.insert(0, alt.Tooltip("label:N", title="point"))
     if series:
         enc["color"] = alt.Color("series:N", title=None, sort=None)
         tips.insert(0, alt.Tooltip("series:N", title="series"))
@@ -192,6 +223,13 @@ def _line_template(
         **enc, tooltip=tips
     )
     layers = [line]
+    if bars:
+        bar_enc = {k: v for k, v in enc.items() if k != "y"}
+        layers.append(
+            base.mark_rule(strokeWidth=1.5, opacity=0.7).encode(**bar_enc, y="low:Q", y2="high:Q")
+        )
+        tips.append(alt.Tooltip("low:Q", title="interval low", format=NUM_FORMAT))
+        tips.append(alt.Tooltip("high:Q", title="interval high", format=NUM_FORMAT))
     if points:
         layers.append(base.mark_point(filled=True, size=45, opacity=1).encode(**enc, tooltip=tips))
     return _to_dict(alt.layer(*layers).properties(width="container", height=280))
@@ -208,23 +246,30 @@ def line_chart(
     temporal: bool = False,
     step: bool = False,
     points: bool = True,
+    log_x: bool = False,
 ) -> ChartSpec:
     """Lines of ``y`` against ``x`` (one per ``series`` when present).
 
-    ``records``: ``x, y, x_text, y_text, label`` (+ ``series``); dates as ISO strings.
+    ``records``: ``x, y`` (+ ``series``, ``label``, and ``low``/``high`` for interval bars);
+    dates as ISO strings. Tooltips format the numbers themselves (4 significant digits), so
+    records carry no display copies.
     """
     x_title, y_title = axis_title(*x), axis_title(*y)
     has_series = any("series" in r for r in records)
+    labelled = any("label" in r for r in records)
     n_series = len({r.get("series") for r in records}) if has_series else 1
     alt_text = f"{what} ({len(records)} points" + (
         f" in {n_series} series)." if has_series else ")."
     )
-    cols = ([("series", "series")] if has_series else []) + [
-        ("label", "point"),
-        ("x_text", x_title),
-        ("y_text", y_title),
-    ]
-    tmpl = _line_template(x_title, y_title, has_series, temporal, step, points)
+    cols = (
+        ([("series", "series")] if has_series else [])
+        + ([("label", "point")] if labelled else [])
+        + [("x", x_title), ("y", y_title)]
+    )
+    bars = any("low" in r and "high" in r for r in records)
+    tmpl = _line_template(
+        x_title, y_title, has_series, labelled, temporal, step, points or bars, log_x, bars
+    )
     return _make(key, title, alt_text, tmpl, records, cols)
 
 
@@ -244,8 +289,8 @@ def _scatter_template(
     base = alt.Chart(alt.Data(name="values"))
     tips = [
         alt.Tooltip("label:N", title="entry"),
-        alt.Tooltip("x_text:N", title=x_title),
-        alt.Tooltip("y_text:N", title=y_title),
+        _x_tip(x_title, temporal),
+        alt.Tooltip("y:Q", title=y_title, format=NUM_FORMAT),
     ]
     x_enc = (
         alt.X("x:T", title=x_title, scale=alt.Scale(padding=12))
@@ -258,7 +303,7 @@ def _scatter_template(
     }
     if size_title:
         enc["size"] = alt.Size("size:Q", title=size_title, scale=alt.Scale(range=[30, 900]))
-        tips.append(alt.Tooltip("size_text:N", title=size_title))
+        tips.append(alt.Tooltip("size:Q", title=size_title, format=NUM_FORMAT))
     if color:
         enc["color"] = alt.Color("series:N", title=None, sort=None)
     layers: list[Any] = []
@@ -304,8 +349,8 @@ def scatter_chart(
 ) -> ChartSpec:
     """Points ``x`` vs ``y``, optionally sized, coloured by ``series``, labelled, with curves.
 
-    ``records``: ``label, x, y, x_text, y_text`` (+ ``size, size_text``, ``series``);
-    ``curves``: ``curve, x, y, end`` (``end`` marks where a curve's name is written).
+    ``records``: ``label, x, y`` (+ ``size``, ``series``); ``curves``: ``curve, x, y, end``
+    (``end`` marks where a curve's name is written).
     """
     x_title, y_title = axis_title(*x), axis_title(*y)
     s_title = axis_title(*size) if size else ""
@@ -316,9 +361,9 @@ def scatter_chart(
         + (f"; {what}" if what else "")
         + "."
     )
-    cols = [("label", "entry"), ("x_text", x_title), ("y_text", y_title)]
+    cols = [("label", "entry"), ("x", x_title), ("y", y_title)]
     if size:
-        cols.append(("size_text", s_title))
+        cols.append(("size", s_title))
     tmpl = _scatter_template(x_title, y_title, s_title, color, curves is not None, labels, temporal)
     extra = {"curves": curves} if curves is not None else {}
     return _make(key, title, alt_text, tmpl, records, cols, **extra)

@@ -346,6 +346,8 @@ class SystemEntry:
     history: tuple[tuple[str, tuple[str, ...]], ...]
     rank: str
     badges: tuple[Badge, ...]
+    score: str = ""
+    metric: str = ""
 
 
 @dataclass(frozen=True)

@@ -151,6 +151,7 @@ def _score_charts(
                 "value_text": fmt_num(v),
                 "interval": fmt_interval(lo, hi) or "none",
                 "group": str(e.group or "—"),
+                "tied": "tied with the leader" if e.group == 1 else "below the leader",
             }
         )
     if recs:
@@ -189,7 +190,8 @@ def _score_charts(
                     x=_axis("compute_log2"),
                     y=_axis("theta_mean"),
                     size=_axis("g_index"),
-                    what="bubble size is the g-index (paper Figs. 12–13)",
+                    what="after the paper's Figs. 12–13",
+                    labels=len(p) <= 30,
                 )
             )
     used = {c.key for c in out}
@@ -224,8 +226,6 @@ def _sota(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[d
                 {
                     "x": v.date.isoformat(),
                     "y": best[0],
-                    "x_text": v.date.isoformat(),
-                    "y_text": fmt_num(best[0]),
                     "label": f"{v.name}: {who}",
                 }
             )
@@ -246,11 +246,9 @@ def _pairs(
             "label": _entry_label(site, bm_id, e),
             "x": x.value,
             "y": y.value,
-            "x_text": fmt_num(x.value),
-            "y_text": fmt_num(y.value),
         }
         if s is not None and s.value is not None and math.isfinite(s.value):
-            p["size"], p["size_text"] = s.value, fmt_num(s.value)
+            p["size"] = s.value
         res.append(p)
     return res
 
@@ -382,7 +380,8 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav
     for bm in vd.benchmarks:
         st = vd.standings[bm.id]
         t = site.tracks[bm.track]
-        lead = st.entries[0] if st.entries else None
+        ranked = metric_info(t.primary).direction != "none"
+        lead = st.entries[0] if st.entries and ranked else None
         lines.append(
             HomeBenchmark(
                 Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
@@ -390,7 +389,7 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav
                 t.title,
                 _entry_label(site, bm.id, lead) if lead else "—",
                 fmt_num(lead.primary.value) if lead else "",
-                metric_info(t.primary).label,
+                metric_info(t.primary).label if lead else "",
                 len(st.entries),
                 vd.last_change.get(bm.id, "—"),
                 bool(stale_note(site, vd, bm)),

@@ -79,6 +79,7 @@ def system_pages(
                 if not recs:
                     continue
                 rows.append((v.label, tuple(_value(recs.get(m)) for m in metrics)))
+            first = metrics[0] if metrics else t.primary
             entries.append(
                 SystemEntry(
                     bm_link,
@@ -87,6 +88,8 @@ def system_pages(
                     tuple(rows),
                     str(e.rank or "—"),
                     badges(site, vd, bm, e),
+                    _value(e.metrics.get(first)),
+                    metric_info(first).label,
                 )
             )
             for v, rec in history(site.index, vd.history, bid, (e.bundle, e.agent), t.primary):
@@ -99,8 +102,6 @@ def system_pages(
                         {
                             "x": v.date.isoformat(),
                             "y": rec.value,
-                            "x_text": v.date.isoformat(),
-                            "y_text": fmt_num(rec.value),
                             "label": v.name,
                             "series": e.agent or name,
                         }

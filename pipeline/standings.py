@@ -36,9 +36,10 @@ class Version:
 
     @property
     def label(self) -> str:
-        """``release 2024.1 (2024-03-01)`` or ``current (2024-05-02)``."""
-        kind = "release " if self.is_release else ""
-        return f"{kind}{self.name} ({self.date.isoformat()})"
+        """``release 2024.1 (2024-03-01)``, or ``current`` for the working state."""
+        if not self.is_release:
+            return "current"
+        return f"release {self.name} ({self.date.isoformat()})"
 
 
 @dataclass(frozen=True)

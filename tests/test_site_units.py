@@ -236,7 +236,7 @@ def test_chart_data_shapes() -> None:
         (["x", "y"], ["a", "b"]),
         [[1.0, None], [None, 2.0]],
     )
-    assert clean([{"v": math.inf, "w": 1.23456789}]) == [{"v": None, "w": 1.234568}]
+    assert clean([{"v": math.inf, "w": 1.23456789}]) == [{"v": None, "w": 1.23457}]
 
 
 @pytest.mark.parametrize(
