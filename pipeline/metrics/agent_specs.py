@@ -61,8 +61,18 @@ for _el, _f, _q0, _ql, _hlq in (
         "hlq-lambda": dict(zip(PARAM_NAMES["hlq-lambda"], map(float, _hlq), strict=True)),
     }
 
-#: The paper's AIQ at BF(5), EL 1000, 10 000 runs (for documentation and the reproduction test).
-PAPER_AIQ_EL1000 = {"random": 0.0, "freq": 40.2, "q0": 41.8, "q-lambda": 44.3, "hlq-lambda": 49.1}
+#: The paper's AIQ at BF(5), undiscounted, 10 000 runs: EL → agent → value (Fig. 1 / settings
+#: sheet; spec §4.8). Random is 0 by construction.
+PAPER_AIQ: dict[int, dict[str, float]] = {
+    el: dict(zip(("freq", "q0", "q-lambda", "hlq-lambda"), values, strict=True))
+    for el, values in (
+        (1000, (40.2, 41.8, 44.3, 49.1)),
+        (3000, (42.6, 46.3, 48.1, 52.2)),
+        (10000, (45.2, 50.2, 51.5, 54.7)),
+        (30000, (47.3, 52.5, 53.7, 56.1)),
+        (100000, (49.1, 54.1, 54.8, 56.3)),
+    )
+}
 
 
 def preset_length(episode_length: int) -> int:

@@ -88,6 +88,12 @@ def allocate(p: Sequence[float], s: Sequence[float], runs: int) -> list[int]:
 
     with :math:`R` the stage's runs, :math:`A` the strata with :math:`p_i > 0` and
     :math:`C_i = \sum_{j \le i} m_j`. Every active stratum gets at least one pair.
+
+    Notes
+    -----
+    The +0.001 on one side only is the original's; when :math:`C_{i-1}` lies just below an
+    integer it can add a stray pair (the README's "a stage occasionally completes with one run
+    extra"). A negative remainder (:math:`R < 2A`) likewise rounds as the original does.
     """
     active = sum(1 for x in p if x > 0)
     weights = [pi * si for pi, si in zip(p, s, strict=True)]

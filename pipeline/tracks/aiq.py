@@ -270,12 +270,29 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         "title": "AIQ against episode length (Legg & Veness Fig. 1)",
         "x": {"field": "episode_length", "label": "episode length", "unit": "cycles"},
         "y": {"field": "aiq", "label": "AIQ", "unit": "reward per cycle"},
-        "records": sorted(by_length, key=lambda r: (r["series"], r["episode_length"] or 0)),
+        "records": sorted(by_length, key=lambda r: (r["series"], r["episode_length"] or 0))
+        + _paper_points(bench),
     }
     lengths = _length_distribution(bench)
     if lengths:
         result.charts["aiq_program_lengths"] = lengths
     return result
+
+
+def _paper_points(bench: BenchmarkInput) -> list[dict[str, Any]]:
+    """Return the paper's AIQ per agent and episode length (for the paper's BF(5) only)."""
+    from pipeline.metrics.agent_specs import PAPER_AIQ
+
+    s = bench.settings
+    paper_machine = dict(num_symbols=5, obs_cells=1, reverse_output=False, max_steps=1000,
+                         discount=1.0, simplify="single-pass")  # fmt: skip
+    if any(s.get(k, v) != v for k, v in paper_machine.items()):
+        return []
+    return [
+        {"agent": f"{agent} (paper)", "series": f"paper {agent}", "episode_length": el,
+         "aiq": value, "ci_low": None, "ci_high": None, "verified": False, "source": "paper"}
+        for el, row in sorted(PAPER_AIQ.items()) for agent, value in row.items()
+    ]  # fmt: skip
 
 
 def _length_distribution(bench: BenchmarkInput) -> dict[str, Any] | None:
