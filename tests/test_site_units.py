@@ -73,7 +73,7 @@ def test_groups_never_exceed_ranks(items: list[tuple[float, float, float]]) -> N
 def _score(
     bundle: str, metric: str, value: float, rank: int | None = None, **kw: object
 ) -> ScoreRecord:
-    base = {
+    base: dict[str, object] = {
         "release": "current",
         "benchmark": "b",
         "content_hash": "h" + bundle,
