@@ -31,6 +31,7 @@ cancels pending chunks and stops the workers.
 from __future__ import annotations
 
 import math
+import operator
 import os
 import pickle
 import time
@@ -135,6 +136,8 @@ def derive_seed(root: int, *keys: int | str) -> int:
     ------
     ValueError
         If the root or an integer key is negative.
+    TypeError
+        If a key is neither an integer nor a string (e.g. a float).
 
     Notes
     -----
@@ -150,7 +153,7 @@ def derive_seed(root: int, *keys: int | str) -> int:
         if isinstance(k, str):
             words.append(int.from_bytes(hashlib.sha256(k.encode()).digest(), "little"))
         else:
-            v = int(k)
+            v = operator.index(k)  # ints and numpy ints; a float key is a bug, not a seed
             if v < 0:
                 raise ValueError(f"seed keys must be >= 0, got {k!r}")
             words.append(v)

@@ -134,6 +134,9 @@ def test_derive_seed_is_a_pure_function_of_its_keys() -> None:
         for i in range(3)
     ]
     assert len(set(golden)) == 3
+    # literal goldens: stored AIQ, bootstrap and similarity results depend on these values
+    assert derive_seed(ROOT, 0) == 8194154571035566025
+    assert derive_seed(ROOT, "similarity", 3) == 8627471109537370305
     assert all(0 <= s < 2**64 for s in golden)
     assert derive_seed(ROOT, "bundle-a") != derive_seed(ROOT, "bundle-b")
     assert derive_seed(ROOT, 1, 2) != derive_seed(ROOT, 2, 1)
@@ -143,6 +146,8 @@ def test_derive_seed_is_a_pure_function_of_its_keys() -> None:
 def test_derive_seed_rejects_negative_keys() -> None:
     with pytest.raises(ValueError, match=">= 0"):
         derive_seed(ROOT, -1)
+    with pytest.raises(TypeError):
+        derive_seed(ROOT, 1.5)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- same results
