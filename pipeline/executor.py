@@ -16,11 +16,11 @@ Randomness is derived from the item (:func:`derive_seed`), never from the worker
   on a private ``LocalCluster`` when no address is given.
 
 Work travels in *chunks* of consecutive items, 2 (local) or 4 (Dask) per worker in flight so
-workers never wait for the driver. Chunk sizes adapt
-(guided self-scheduling): the first chunks hold one item each; later ones hold
-``remaining / (2 * workers)`` items, bounded to between 1/8 and 1 times ``target_task_seconds``
-of work (``t_item`` is measured in the workers). The tail stays balanced and the per-task
-overhead (~0.1-1 ms locally, a few ms on Dask) stays under ~5 %. Chunking never changes results.
+workers never wait for the driver. Chunk sizes adapt (guided self-scheduling): the first chunks
+hold one item each; later ones hold ``remaining / (2 * workers)`` items, bounded to between 1/8
+and 1 times ``target_task_seconds`` of work (the time per item is measured in the workers). The
+tail stays balanced and the per-task overhead (~0.5 ms locally, ~5-10 ms on Dask) stays under
+~5 %. Chunking never changes results.
 
 A work item that raises stops the map with :class:`TaskFailed` (the item's index and ``repr``
 and the original exception); a worker process that dies (crash, ``os._exit``, out of memory)
