@@ -133,7 +133,7 @@ def submission_template(system: str, description: str) -> str:
     today = dt.date.today().isoformat()
     return (
         f"submitted = {today}\n"
-        'contact = "(fill in: name <e-mail> or URL)"\n'
+        'contact = "TODO: your name <you@example.org>"\n'
         'licence = "CC-BY-4.0"\n'
         f"description = {_toml_value(description)}\n\n"
         "[system]\n"

@@ -57,6 +57,8 @@ def make_config(values: Mapping[str, Any]) -> tuple[BFConfig, int]:
         if key not in values or key == "reverse_output":
             continue
         v = values[key]
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)  # the original parses its machine parameters as floats
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"config.{key} must be a whole number, got {v!r}")
         ints[key] = v

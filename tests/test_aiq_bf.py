@@ -188,7 +188,7 @@ programs = st.text(alphabet="<>+-,.%#", max_size=12).flatmap(
 ) | st.text(alphabet="<>+-,.%#", max_size=15)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     program=programs,
     n=st.sampled_from([2, 3, 4, 5, 10]),
