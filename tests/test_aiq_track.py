@@ -225,3 +225,48 @@ def test_run_errors(bench: Path) -> None:
         ],
     )
     assert res.exit_code != 0
+
+
+def test_compare_and_sample_commands(bench: Path, tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(
+        app,
+        [
+            "aiq",
+            "compare",
+            "--agent",
+            "freq",
+            "--versus",
+            "random",
+            "--episode-length",
+            "100",
+            "--samples",
+            "200",
+            "--seed",
+            "2",
+            "--benchmark",
+            str(bench),
+            "--executor",
+            "inprocess",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert "difference:" in res.stdout
+    res = runner.invoke(
+        app,
+        [
+            "aiq",
+            "sample",
+            "--count",
+            "30",
+            "--seed",
+            "4",
+            "--out",
+            str(tmp_path / "s"),
+            "--executor",
+            "inprocess",
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    assert (tmp_path / "s" / "programs.csv.gz").is_file()
+    assert "30 programs accepted" in res.stdout
