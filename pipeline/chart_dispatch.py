@@ -186,6 +186,7 @@ def _sim_heatmap(key: str, data: Any) -> list[ChartSpec]:
                 m,
                 title=title,
                 value=("similarity S", "−1–1"),
+                domain=(-1.0, 1.0),
                 axes=("test A", "test B"),
             )
         )

@@ -67,6 +67,7 @@ class ChartSpec:
     spec: dict[str, Any]
     table_head: tuple[str, ...] = ()
     table_rows: tuple[tuple[str, ...], ...] = ()
+    wide: bool = False
 
 
 def axis_title(label: str, unit: str) -> str:
@@ -118,11 +119,13 @@ def _make(
     template: dict[str, Any],
     records: Records,
     cols: Sequence[tuple[str, str]],
-    **extra: Records,
+    *,
+    wide: bool = False,
+    extra: dict[str, Records] | None = None,
 ) -> ChartSpec:
     head, rows = _table(records, cols)
-    spec = _finish(template, title, alt_text, values=records, **extra)
-    return ChartSpec(key, title, alt_text, spec, head, rows)
+    spec = _finish(template, title, alt_text, values=records, **(extra or {}))
+    return ChartSpec(key, title, alt_text, spec, head, rows, wide)
 
 
 # --------------------------------------------------------------------------- interval
@@ -267,10 +270,11 @@ def line_chart(
         + [("x", x_title), ("y", y_title)]
     )
     bars = any("low" in r and "high" in r for r in records)
+    wide = n_series > 10
     tmpl = _line_template(
         x_title, y_title, has_series, labelled, temporal, step, points or bars, log_x, bars
     )
-    return _make(key, title, alt_text, tmpl, records, cols)
+    return _make(key, title, alt_text, tmpl, records, cols, wide=wide)
 
 
 # --------------------------------------------------------------------------- scatter
@@ -292,14 +296,16 @@ def _scatter_template(
         _x_tip(x_title, temporal),
         alt.Tooltip("y:Q", title=y_title, format=NUM_FORMAT),
     ]
+    # reference curves fix the frame (Ψ from the range's start, S from 0); else pad the points
+    pad = 0 if curves else 12
     x_enc = (
         alt.X("x:T", title=x_title, scale=alt.Scale(padding=12))
         if temporal
-        else alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, padding=12))
+        else alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, padding=pad))
     )
     enc: dict[str, Any] = {
         "x": x_enc,
-        "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False, padding=12)),
+        "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=bool(curves), padding=pad)),
     }
     if size_title:
         enc["size"] = alt.Size("size:Q", title=size_title, scale=alt.Scale(range=[30, 900]))
@@ -366,7 +372,7 @@ def scatter_chart(
         cols.append(("size", s_title))
     tmpl = _scatter_template(x_title, y_title, s_title, color, curves is not None, labels, temporal)
     extra = {"curves": curves} if curves is not None else {}
-    return _make(key, title, alt_text, tmpl, records, cols, **extra)
+    return _make(key, title, alt_text, tmpl, records, cols, extra=extra)
 
 
 # --------------------------------------------------------------------------- heatmap, bars
@@ -374,9 +380,18 @@ def scatter_chart(
 
 @lru_cache(maxsize=64)
 def _heatmap_template(
-    value_title: str, row_title: str, col_title: str, diverging: bool
+    value_title: str,
+    row_title: str,
+    col_title: str,
+    diverging: bool,
+    domain: tuple[float, float] | None,
 ) -> dict[str, Any]:
-    scale = alt.Scale(scheme="redblue", domainMid=0) if diverging else alt.Scale(scheme="viridis")
+    if domain is not None:
+        scale = alt.Scale(scheme="redblue", domain=list(domain), domainMid=0)
+    elif diverging:
+        scale = alt.Scale(scheme="redblue", domainMid=0)
+    else:
+        scale = alt.Scale(scheme="viridis")
     rect = (
         alt.Chart(alt.Data(name="values"))
         .mark_rect()
@@ -407,8 +422,14 @@ def heatmap_chart(
     title: str,
     value: Axis,
     axes: tuple[str, str] = ("", ""),
+    domain: tuple[float, float] | None = None,
 ) -> ChartSpec:
-    """Draw a matrix as coloured cells (``labels`` = row labels, column labels)."""
+    """Draw a matrix as coloured cells (``labels`` = row labels, column labels).
+
+    ``domain`` fixes a diverging colour scale (e.g. −1…1 for similarities) so that every
+    heatmap of a measure reads the same; otherwise the scale is diverging around 0 when the
+    values straddle it, else sequential.
+    """
     rows_l, cols_l = labels
     records = [
         {"row": str(r), "col": str(c), "value": v, "value_text": fmt(v)}
@@ -424,7 +445,10 @@ def heatmap_chart(
         + "."
     )
     spec = _finish(
-        _heatmap_template(v_title, axes[0], axes[1], diverging), title, alt_text, values=records
+        _heatmap_template(v_title, axes[0], axes[1], diverging, domain),
+        title,
+        alt_text,
+        values=records,
     )
     head: tuple[str, ...] = ()
     table: tuple[tuple[str, ...], ...] = ()
@@ -433,7 +457,7 @@ def heatmap_chart(
         table = tuple(
             (str(r), *(fmt(v) for v in line)) for r, line in zip(rows_l, matrix, strict=False)
         )
-    return ChartSpec(key, title, alt_text, spec, head, table)
+    return ChartSpec(key, title, alt_text, spec, head, table, wide=len(cols_l) > 14)
 
 
 @lru_cache(maxsize=64)

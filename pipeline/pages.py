@@ -231,6 +231,7 @@ class ChartBlock:
     spec_href: str
     table_head: tuple[str, ...] = ()
     table_rows: tuple[tuple[str, ...], ...] = ()
+    wide: bool = False
 
 
 @dataclass(frozen=True)
@@ -323,7 +324,7 @@ class BenchmarkPage:
     track_title: str
     version: str
     description: str
-    origin: tuple[tuple[str, str], ...]
+    origin: tuple[tuple[str, Link], ...]
     primary: MetricColumn
     secondary: tuple[MetricColumn, ...]
     rows: tuple[LeaderboardRow, ...]

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 
 from pipeline import charts as ch
 from pipeline.chart_dispatch import track_charts
+from pipeline.chartdata import humanise
 from pipeline.metrics.registry import metric_info
 from pipeline.pages import (
     AboutPage,
@@ -35,7 +36,15 @@ from pipeline.pages import (
     ReleasesPage,
     SpecFile,
 )
-from pipeline.site_model import Site, TrackInfo, VersionData, href, safe_segment, slugify
+from pipeline.site_model import (
+    Site,
+    TrackInfo,
+    VersionData,
+    href,
+    safe_segment,
+    safe_url,
+    slugify,
+)
 from pipeline.site_systems import system_pages
 from pipeline.standings import CURRENT, Entry, fmt_interval, fmt_num, history, sparkline
 
@@ -154,7 +163,7 @@ def _score_charts(
                 "tied": "tied with the leader" if e.group == 1 else "below the leader",
             }
         )
-    if recs:
+    if recs and m.direction != "none":
         top = f"top {len(recs)} " if len(st.entries) > len(recs) else ""
         out.append(
             ch.interval_chart(
@@ -165,7 +174,7 @@ def _score_charts(
                 what=bm.title,
             )
         )
-    sota = _sota(site, vd, bm, t)
+    sota = _sota(site, vd, bm, t) if m.direction != "none" else []
     if len(sota) >= 2:
         out.append(
             ch.line_chart(
@@ -263,7 +272,14 @@ def blocks(
         files.append(SpecFile(spath, c.spec))
         res.append(
             ChartBlock(
-                c.key, c.title, c.alt, c.spec, href(page_path, spath), c.table_head, c.table_rows
+                c.key,
+                c.title,
+                c.alt,
+                c.spec,
+                href(page_path, spath),
+                c.table_head,
+                c.table_rows,
+                c.wide,
             )
         )
     return tuple(res)
@@ -328,12 +344,10 @@ def benchmark_page(
         )
         others.append(OtherRow(link, "" if agent == name else agent, cells))
     origin = bm.manifest.get("origin", {}) if isinstance(bm.manifest, dict) else {}
-    origin_items = (
-        tuple(
-            (str(k), str(v)) for k, v in sorted(origin.items()) if isinstance(v, str | int | float)
-        )
-        if isinstance(origin, dict)
-        else ()
+    origin_items = tuple(
+        (humanise(str(k)), Link(safe_url(str(v)) or "", str(v)))
+        for k, v in sorted(origin.items() if isinstance(origin, dict) else ())
+        if isinstance(v, str | int | float)
     )
     run = site.runs.get((vd.version.name, bm.id))
     specs = _score_charts(site, vd, bm, t)

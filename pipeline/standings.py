@@ -236,7 +236,10 @@ def standing(
     others = tuple((k, rows[k]) for k in sorted(rows) if metric not in rows[k])
     prim = [rows[k][metric] for k in keys]
     ranked = direction != "none"
-    if ranked and prim and all(p.rank is None for p in prim):
+    ranks: list[int | None]
+    if not ranked:
+        ranks = [None] * len(prim)  # a descriptive measure is listed, not ranked
+    elif prim and all(p.rank is None for p in prim):
         ranks = min_ranks([p.value for p in prim], direction)
     else:
         ranks = [p.rank for p in prim]
