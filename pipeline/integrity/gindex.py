@@ -70,8 +70,8 @@ def _reference_programs(ctx: IntegrityContext) -> dict[str, list[tuple[str, byte
     out: dict[str, list[tuple[str, bytes]]] = {}
     for path, data in sorted(ctx.benchmark.files.files.items()):
         if path.startswith("reference/") and path.endswith(".json"):
-            parts = path[:-5].split("/")
-            for key in {parts[-1], *parts[1:-1]}:
+            parts = path[:-5].split("/")  # reference/domains/<domain>/<task>.json
+            for key in {parts[-1], parts[-2]} - {"reference"}:
                 out.setdefault(key, []).append((path, data))
     return out
 
