@@ -39,7 +39,10 @@ from pipeline.pages import (
 MARKER = ".gmeter-site"
 """A file at the root of every built site: ``build`` only ever replaces a folder that has it
 (or is empty), so ``--out ~`` cannot delete a home directory."""
-_REPLACEABLE = {MARKER, ".nojekyll", ".gitkeep", "CNAME"}
+KEEP = ("README.md", "CNAME", ".gitkeep")
+"""Files of an existing ``--out`` folder carried into the new site (``public/README.md`` is
+committed in the repository; ``CNAME`` configures a GitHub Pages domain)."""
+_REPLACEABLE = {MARKER, ".nojekyll", *KEEP}
 
 ProgressFn = Callable[[str, int, int], None]
 
@@ -281,6 +284,10 @@ def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) 
             total += write(rel, render.dumps(doc) + "\n")
         total += write("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
         write_assets(tmp)
+        for name in KEEP:
+            kept = out / name
+            if kept.is_file() and not kept.is_symlink():
+                shutil.copyfile(kept, tmp / name)
         write(".nojekyll", "")
         write(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
         listing = exports.manifest(tmp)

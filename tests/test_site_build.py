@@ -323,6 +323,18 @@ def test_broken_link_fails_the_build(
     assert _snapshot(out) == before
 
 
+def test_keeps_readme_and_cname(site: Path, tmp_path: Path) -> None:
+    out = tmp_path / "public"
+    out.mkdir()
+    (out / "README.md").write_text("# public/\n")
+    build_site(site.parent / "store.duckdb", out)
+    assert (out / "README.md").read_text() == "# public/\n"
+    assert (out / "index.html").exists()
+    (out / "CNAME").write_text("leaderboard.example.org\n")
+    build_site(site.parent / "store.duckdb", out)
+    assert (out / "CNAME").exists() and (out / "README.md").exists()
+
+
 def test_refuses_to_replace_a_foreign_folder(site: Path, tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     (tmp_path / "home" / "thesis.tex").write_text("precious")
