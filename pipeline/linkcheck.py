@@ -109,6 +109,8 @@ def _check(
     page: object,
 ) -> str:
     parts = urlsplit(link)
+    if parts.scheme == "data":
+        return ""  # inline data (an empty favicon): no request leaves the page
     if parts.scheme or link.startswith("//"):
         if resource or parts.scheme not in ("http", "https", "mailto"):
             return "external resource or scheme"

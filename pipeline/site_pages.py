@@ -387,6 +387,23 @@ def _cell(v: float | None, lo: float | None, hi: float | None) -> Cell:
 # --------------------------------------------------------------------------- other pages
 
 
+CHANGE_WORDS = {
+    "new": "new entries",
+    "changed": "changed scores",
+    "rank": "rank moves",
+    "removed": "removed entries",
+}
+
+
+def change_summary(vd: VersionData) -> tuple[str, ...]:
+    """Count this version's changes by kind (``3 new entries``, ...)."""
+    counts: dict[str, int] = defaultdict(int)
+    for changes in vd.changes.values():
+        for c in changes:
+            counts[c.kind] += 1
+    return tuple(f"{counts[k]} {w}" for k, w in CHANGE_WORDS.items() if counts[k])
+
+
 def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav]) -> Page:
     """Build the home page of one version."""
     path = prefix + "index.html"
@@ -409,17 +426,9 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav
                 bool(stale_note(site, vd, bm)),
             )
         )
-    counts: dict[str, int] = defaultdict(int)
-    for changes in vd.changes.values():
-        for c in changes:
-            counts[c.kind] += 1
-    words = {
-        "new": "new entries",
-        "changed": "changed scores",
-        "rank": "rank moves",
-        "removed": "removed entries",
-    }
-    summary = tuple(f"{counts[k]} {w}" for k, w in words.items() if counts[k])
+    summary = change_summary(vd)
+    if vd.previous is None:
+        summary = ()  # the first version: everything is new, nothing to report
     # only releases up to this version: a release's pages must not change when later ones come
     shown = {v.name for v in vd.history}
     rel = tuple(
@@ -509,11 +518,7 @@ def global_pages(site: Site) -> list[Page]:
     for vd in reversed(site.versions):
         if not vd.version.is_release:
             continue
-        kinds: dict[str, int] = defaultdict(int)
-        for cs in vd.changes.values():
-            for c in cs:
-                kinds[c.kind] += 1
-        counts = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "no changes"
+        counts = ", ".join(change_summary(vd)) or "no changes"
         lines.append(
             ReleaseLine(
                 Link(href(path, vd.prefix), vd.version.name),
