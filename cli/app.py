@@ -19,9 +19,12 @@ from typer.core import TyperGroup
 from cli.context import STATE, err_console
 from pipeline import __version__
 
+
 class _GmeterGroup(TyperGroup):
-    """Maps :class:`~pipeline.errors.GmeterError` to its exit code inside click, so that
-    ``CliRunner`` and the console script behave the same (no traceback for user errors)."""
+    """Map :class:`~pipeline.errors.GmeterError` to its exit code inside click.
+
+    ``CliRunner`` and the console script then behave the same (no traceback for user errors).
+    """
 
     def invoke(self, ctx: Any) -> Any:
         from pipeline.errors import GmeterError
@@ -63,11 +66,15 @@ def main_options(
             help="The DuckDB store (default .gmeter/gmeter.duckdb; env GMETER_DB).",
         ),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print only results and errors.")] = False,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Print only results and errors.")
+    ] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print more detail.")] = False,
     version: Annotated[
         bool,
-        typer.Option("--version", callback=_version, is_eager=True, help="Show the version and exit."),
+        typer.Option(
+            "--version", callback=_version, is_eager=True, help="Show the version and exit."
+        ),
     ] = False,
 ) -> None:
     """Global options, given before the command."""

@@ -51,7 +51,9 @@ def validate(
 
 def ingest(
     paths: Paths = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Ingest nothing if anything is bad.")] = False,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Ingest nothing if anything is bad.")
+    ] = False,
     releases: Annotated[Path, typer.Option(help="The releases file to record.")] = Path(
         "submissions/releases.toml"),
 ) -> None:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.base import BenchmarkInput, BundleInput
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 """Largest single file accepted in a bundle or benchmark folder (32 MiB)."""
@@ -37,10 +37,10 @@ IGNORED_NAMES = {".DS_Store", ".gitkeep", "Thumbs.db"}
 
 
 def content_hash(files: Mapping[str, bytes]) -> str:
-    """SHA-256 over a folder's files in a canonical order.
+    r"""SHA-256 over a folder's files in a canonical order.
 
-    .. math:: H = \\mathrm{SHA256}\\big(\\Vert_{p \\in \\mathrm{sorted}(P)}
-              p \\,\\|\\, 0 \\,\\|\\, \\mathrm{SHA256}(f_p) \\,\\|\\, \\text{\\n}\\big)
+    .. math:: H = \mathrm{SHA256}\big(\Vert_{p \in \mathrm{sorted}(P)}
+              p \,\|\, 0 \,\|\, \mathrm{SHA256}(f_p) \,\|\, \text{\n}\big)
 
     The same files give the same hash wherever the folder is and whatever the file system's
     listing order; renaming a file changes it.
@@ -109,7 +109,8 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 out.problems.append(
-                    Problem(where, "file type", "is a symbolic link (links may point outside the bundle)",
+                    Problem(where, "file type",
+                            "is a symbolic link (links may point outside the bundle)",
                             "replace the link by a copy of the file")
                 )
                 continue

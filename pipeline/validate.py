@@ -11,6 +11,7 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pipeline.bundles import (
     BENCHMARK_OWNED_DIRS,
@@ -58,7 +59,7 @@ def _track_problems(kind: str, fn: object, *args: object) -> list[Problem]:
     """Run a track's checker; a crash in it is reported, not raised (the input is hostile)."""
     try:
         result = fn(*args)  # type: ignore[operator]
-    except Exception as exc:  # noqa: BLE001 - any crash on hostile input becomes a problem
+    except Exception as exc:
         label = getattr(args[0], "files", None)
         where = label.label if isinstance(label, FileSet) else "-"
         return [Problem(where, "-", f"the {kind} check failed on this input "
@@ -116,7 +117,9 @@ def load_bundle(
     read = read_folder(path, label)
     problems += read.problems
     files = read.files
-    manifest, settings, mprobs = (None, {}, [])
+    manifest: dict[str, Any] | None = None
+    settings: dict[str, Any] = {}
+    mprobs: list[Problem] = []
     if "submission.toml" in files:
         manifest, settings, mprobs = load_submission_manifest(
             f"{label}/submission.toml", files["submission.toml"], bench.track, today

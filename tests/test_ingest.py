@@ -136,7 +136,7 @@ def test_score_then_leaderboard_answers(subs, db):
     out = runner.invoke(app, ["--db", str(db), "score", "--executor", "inprocess"])
     assert out.exit_code == 0, out.output
     with open_store(db, read_only=True) as s:
-        cols, rows = s.query("select benchmark, agent, rank from leaderboard order by 1, 3, 2")
+        _, rows = s.query("select benchmark, agent, rank from leaderboard order by 1, 3, 2")
     assert {r[0] for r in rows} == {"gen-mini", "sim-mini"}
     again = runner.invoke(app, ["--db", str(db), "score", "--executor", "inprocess"])
     assert "unchanged" in again.output

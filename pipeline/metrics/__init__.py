@@ -1,1 +1,1 @@
-"""Pure metric functions: typed inputs, typed results, no I/O, randomness only from explicit seeds."""
+"""Pure metric functions: typed inputs and results, no I/O, randomness only from explicit seeds."""
