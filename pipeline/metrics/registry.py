@@ -54,7 +54,7 @@ _METRICS: tuple[MetricInfo, ...] = (
                "Dispersion of the agent characteristic curve, S = sqrt(2M − Ψ²)."),
     MetricInfo("generality", "generality", "higher", "generality Γ", "1/difficulty",
                "Γ = 1/S; infinite for a step curve."),
-    MetricInfo("normalised_generality", "generality", "higher", "normalised generality γ", "0–1",
+    MetricInfo("normalised_generality", "generality", "higher", "normalised generality γ", "−1–1",
                "Generality normalised by the range possible at that capability."),
     MetricInfo("expected_difficulty", "generality", "none", "expected difficulty",
                "difficulty units", "M/Ψ: the mean difficulty of the items an agent solves."),
