@@ -67,7 +67,7 @@ def benchmarks() -> list[dict[str, Any]]:
             "target": "< 60 s",
             "check": lambda med, base: med < 60.0,
             "note": "gmeter build from a synthetic store: every release rendered as a frozen "
-            "permalink plus the latest at the root (≈6,000 system pages), charts, API, feed, "
+            "permalink plus the latest at the root (≈3,500 pages, most of them system pages), charts, API, feed, "
             "data exports (DuckDB, Parquet, CSV), raw files, SHA-256 manifest, link check",
         },
         {
