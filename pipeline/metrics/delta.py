@@ -475,3 +475,18 @@ def delta_matrix(
                 sym = symmetric_pair(na[i], na[j])
                 out[j][i] = out[i][j] if sym else delta_value(na[j], na[i])
     return out
+
+
+def pair_record(item: tuple[Any, Any, Any, str]) -> dict[str, Any]:
+    """Executor work item of ``gmeter delta --pairs``: one JSON-ready result line.
+
+    ``item`` is ``(id, a, b, convention)``. A flow the reference would crash on gives
+    ``{"id", "error"}`` instead of raising, so one bad line does not stop a batch.
+    """
+    pid, a, b, convention = item
+    t0 = time.perf_counter()
+    try:
+        res = delta(a, b, convention)
+    except (FlowError, ValueError) as exc:
+        return {"id": pid, "error": str(exc)}
+    return {"id": pid, **res.as_dict(seconds=time.perf_counter() - t0)}
