@@ -67,8 +67,9 @@ def benchmarks() -> list[dict[str, Any]]:
             "target": "< 60 s",
             "check": lambda med, base: med < 60.0,
             "note": "gmeter build from a synthetic store: every release rendered as a frozen "
-            "permalink plus the latest at the root (≈3,500 pages, most of them system pages), charts, API, feed, "
-            "data exports (DuckDB, Parquet, CSV), raw files, SHA-256 manifest, link check",
+            "permalink plus the latest at the root (≈3,500 pages, most of them system pages), "
+            "charts, API, feed, data exports (DuckDB, Parquet, CSV), raw files, SHA-256 "
+            "manifest, link check",
         },
         {
             "name": f"site: leaderboard page weight at {BUNDLES:,} entries",
@@ -88,8 +89,10 @@ def report(results: list[dict[str, Any]]) -> str:
     pages = _state.get("pages")
     lines = ["### Site", ""]
     if weight is not None:
-        lines.append(f"- leaderboard with {BUNDLES:,} entries: {weight / 1000:.0f} KB "
-                     f"(limit {WEIGHT_LIMIT // 1000} KB) without the shared Vega bundle")
+        lines.append(
+            f"- leaderboard with {BUNDLES:,} entries: {weight / 1000:.0f} KB "
+            f"(limit {WEIGHT_LIMIT // 1000} KB) without the shared Vega bundle"
+        )
     if pages is not None:
         lines.append(f"- pages per build: {pages:,}")
     root = _state.get("root")

@@ -5,12 +5,10 @@ Paths are site-relative POSIX paths; every link in a context is relative to its 
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from pipeline import charts as ch
-from pipeline.chart_dispatch import track_charts
 from pipeline.chartdata import humanise
 from pipeline.metrics.registry import metric_info
 from pipeline.pages import (
@@ -36,6 +34,7 @@ from pipeline.pages import (
     ReleasesPage,
     SpecFile,
 )
+from pipeline.site_charts import entry_label, score_charts
 from pipeline.site_model import (
     Site,
     TrackInfo,
@@ -43,13 +42,9 @@ from pipeline.site_model import (
     href,
     safe_segment,
     safe_url,
-    slugify,
 )
 from pipeline.site_systems import system_pages
 from pipeline.standings import CURRENT, Entry, fmt_interval, fmt_num, history, sparkline
-
-SCORE_CHART_LIMIT = 40
-SCATTER_LIMIT = 100
 
 
 def column(name: str) -> MetricColumn:
@@ -128,138 +123,6 @@ def stale_note(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
 
 
 # --------------------------------------------------------------------------- benchmark page
-
-
-def _entry_label(site: Site, bm_id: str, e: Entry) -> str:
-    name = site.system_name(bm_id, e.bundle, e.content_hash)
-    return name if e.agent in (name, "") else f"{name} · {e.agent}"
-
-
-def _score_charts(
-    site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo
-) -> list[ch.ChartSpec]:
-    """Charts from the scores (interval, state of the art, g-index bubbles) + the track's."""
-    st = vd.standings[bm.id]
-    m = metric_info(t.primary)
-    out: list[ch.ChartSpec] = []
-    recs, seen = [], set()
-    for e in st.entries[:SCORE_CHART_LIMIT]:
-        lbl = f"{e.rank or '—'}. {_entry_label(site, bm.id, e)}"
-        if lbl in seen:
-            lbl = f"{lbl} ({e.bundle})"
-        seen.add(lbl)
-        v, lo, hi = e.primary.value, e.primary.ci_low, e.primary.ci_high
-        if v is None or not math.isfinite(v):
-            continue
-        recs.append(
-            {
-                "entry": lbl,
-                "value": v,
-                "low": lo if lo is not None else v,
-                "high": hi if hi is not None else v,
-                "value_text": fmt_num(v),
-                "interval": fmt_interval(lo, hi) or "none",
-                "group": str(e.group or "—"),
-                "tied": "tied with the leader" if e.group == 1 else "below the leader",
-            }
-        )
-    if recs and m.direction != "none":
-        top = f"top {len(recs)} " if len(st.entries) > len(recs) else ""
-        out.append(
-            ch.interval_chart(
-                "scores",
-                recs,
-                title=f"{m.label} of the {top}entries",
-                x=(m.label, m.unit),
-                what=bm.title,
-            )
-        )
-    sota = _sota(site, vd, bm, t) if m.direction != "none" else []
-    if len(sota) >= 2:
-        out.append(
-            ch.line_chart(
-                "sota",
-                sota,
-                title=f"Best {m.label} over time",
-                x=("release date", ""),
-                y=(f"best {m.label}", m.unit),
-                temporal=True,
-                step=True,
-                what=f"Step line of the best {m.label} in each version, labelled with the leader",
-            )
-        )
-    if t.name == "gindex":
-        p = _pairs(site, bm.id, st.entries[:SCATTER_LIMIT], "compute_log2", "theta_mean", "g_index")
-        if len(p) >= 2:
-            out.append(
-                ch.scatter_chart(
-                    "theta-compute",
-                    p,
-                    title="θ vs training compute",
-                    x=_axis("compute_log2"),
-                    y=_axis("theta_mean"),
-                    size=_axis("g_index"),
-                    what="after the paper's Figs. 12–13",
-                    labels=len(p) <= 30,
-                )
-            )
-    used = {c.key for c in out}
-    for rec in site.charts.get((vd.version.name, bm.id), []):
-        for made in track_charts("t-" + slugify(rec.name), rec.name, rec.data):
-            if made.key not in used:
-                used.add(made.key)
-                out.append(made)
-    return out
-
-
-def _axis(name: str) -> tuple[str, str]:
-    mi = metric_info(name)
-    return mi.label, mi.unit
-
-
-def _sota(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[dict[str, object]]:
-    """Return the best primary score in each version up to ``vd`` (Papers-with-Code style)."""
-    sign = -1.0 if metric_info(t.primary).direction == "lower" else 1.0
-    out: list[dict[str, object]] = []
-    for v in vd.history:
-        best = None
-        for key, recs in sorted(site.index.get((v.name, bm.id), {}).items()):
-            r = recs.get(t.primary)
-            if r is None or r.value is None or not math.isfinite(r.value):
-                continue
-            if best is None or sign * r.value > sign * best[0]:
-                best = (r.value, key, r.content_hash)
-        if best is not None:
-            who = site.system_name(bm.id, best[1][0], best[2])
-            out.append(
-                {
-                    "x": v.date.isoformat(),
-                    "y": best[0],
-                    "label": f"{v.name}: {who}",
-                }
-            )
-    return out
-
-
-def _pairs(
-    site: Site, bm_id: str, entries: Sequence[Entry], xm: str, ym: str, sm: str
-) -> list[dict[str, object]]:
-    res: list[dict[str, object]] = []
-    for e in entries:
-        x, y, s = e.metrics.get(xm), e.metrics.get(ym), e.metrics.get(sm)
-        if x is None or y is None or x.value is None or y.value is None:
-            continue
-        if not (math.isfinite(x.value) and math.isfinite(y.value)):
-            continue
-        p: dict[str, object] = {
-            "label": _entry_label(site, bm_id, e),
-            "x": x.value,
-            "y": y.value,
-        }
-        if s is not None and s.value is not None and math.isfinite(s.value):
-            p["size"] = s.value
-        res.append(p)
-    return res
 
 
 def blocks(
@@ -350,7 +213,7 @@ def benchmark_page(
         if isinstance(v, str | int | float)
     )
     run = site.runs.get((vd.version.name, bm.id))
-    specs = _score_charts(site, vd, bm, t)
+    specs = score_charts(site, vd, bm, t)
     downloads = (
         Link(href(path, f"api/benchmarks/{safe_segment(bm.id)}.json"), "JSON (API)"),
         Link(href(path, "data/scores.csv"), "all scores (CSV)"),
@@ -418,7 +281,7 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav
                 Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
                 bm.track,
                 t.title,
-                _entry_label(site, bm.id, lead) if lead else "—",
+                entry_label(site, bm.id, lead) if lead else "—",
                 fmt_num(lead.primary.value) if lead else "",
                 metric_info(t.primary).label if lead else "",
                 len(st.entries),
