@@ -137,18 +137,29 @@ def candidates(
     if not gb:
         return cu, cv, cw, spans
     ref = fa.convention == "reference"
+    attrs_a, attrs_b, nodes_b = fa.attrs, fb.attrs, fb.nodes
     for t, is_ in fa.by_type.items():
         js = gb.get(t)
-        if not js:
+        if js is None:
             continue
         start = len(cu)
         for i in is_:
-            a_attr = fa.attrs[i]
+            a1 = attrs_a[i]
+            den = len(a1.items)
+            s1 = a1.iset
             for j in js:
-                if ref:
-                    w = w_reference(a_attr, fb.attrs[j], fb.nodes[j])
+                a2 = attrs_b[j]
+                if not ref:
+                    w = w_paper(a1, a2)
+                elif den == 0:
+                    w = 1.0
+                elif s1 is not None and a2.iset is not None:  # w_reference, inlined
+                    num = len(s1 & a2.iset)
+                    if a1.none_keys:
+                        num += len(a1.none_keys - a2.keys)
+                    w = 1.0 if num == den else num / den
                 else:
-                    w = w_paper(a_attr, fb.attrs[j])
+                    w = w_reference(a1, a2, nodes_b[j])
                 if w > 0:
                     cu.append(i)
                     cv.append(j)
@@ -174,14 +185,15 @@ def conflict_pairs(
         rows.setdefault(u, []).append(k)
         cols.setdefault(v, []).append(k)
     sa, sb = fa.succ, fb.succ
-    work = 0
-    for x1, ks1 in rows.items():
-        for x2 in sa[x1]:
-            ks2 = rows.get(x2)
-            if ks2 is not None:
-                work += len(ks1) * len(ks2)
-    if work > 4000:
-        return _conflict_pairs_np(fa, fb, cu, cv, strict=strict)
+    if len(cu) > 64:
+        work = 0
+        for x1, ks1 in rows.items():
+            for x2 in sa[x1]:
+                ks2 = rows.get(x2)
+                if ks2 is not None:
+                    work += len(ks1) * len(ks2)
+        if work > 4000:
+            return _conflict_pairs_np(fa, fb, cu, cv, strict=strict)
     seen: set[tuple[int, int]] = set()
     out: list[tuple[int, int]] = []
 

@@ -182,9 +182,14 @@ def _attrs_reference(node: Mapping[str, Any]) -> NodeAttrs:
     items = tuple((k, v) for k, v in node.items() if k not in SKIP_REFERENCE)
     iset: frozenset[tuple[str, Hashable]] | None
     try:
-        iset = frozenset((k, _hkey_reference(v)) for k, v in items)
-    except _NaNFound:
-        iset = None
+        iset = frozenset(items)  # plain JSON scalars hash with their == semantics
+        if any(v.__class__ is float and v != v for _, v in items):
+            iset = None  # NaN: not even equal to itself
+    except TypeError:  # a list or object value
+        try:
+            iset = frozenset((k, _hkey_reference(v)) for k, v in items)
+        except _NaNFound:
+            iset = None
     return NodeAttrs(
         items,
         iset,
