@@ -165,7 +165,7 @@ def test_same_program_ignores_ids_and_layout_only() -> None:
 
 def test_reference_program_for_an_unseen_task_is_a_leak() -> None:
     flow = _flow()
-    b = bench("gindex", {"reference/http/http-00dcbf.json": json.dumps(flow)})
+    b = bench("gindex", {"reference/domains/http/http-00dcbf.json": json.dumps(flow)})
     prog = {"programs/http-00dcbf.json": json.dumps(_relabel(flow))}
     leaky = bundle("leaky", {**prog, "curriculum.csv": "domain,samples\ngmail-send,10\n"})
     (f,) = [f for f in run(b, [leaky]) if f.check == "program-leak"]
@@ -193,24 +193,43 @@ def test_programs_copied_from_another_submission() -> None:
 
 
 @pytest.mark.parametrize(
-    ("log", "settings", "expect"),
+    ("log", "expect"),
     [
-        ("tflops,seconds\n0,100\n", {}, "error"),  # zero compute: E = log2(0) = -inf
-        ("tflops,seconds\n-5,100\n", {}, "error"),
-        ("tflops,seconds\n1e9,1\n", {}, "error"),  # 1 ZFLOPS: no such computer
-        ("tflops,seconds\n10,100\n", {"compute": 5000.0}, "error"),  # log says 1000
-        ("tflops,seconds\n10,1e9\n", {}, "warning"),  # 1e10 vs peers' 1e3: 7 orders
-        ("tflops,seconds\n10,100\n", {"compute": 1000.0}, None),
+        ("tflops,seconds\n1e9,1\n", "error"),  # 1 ZFLOPS: no such computer
+        ("compute,seconds\n1e9,10\n", "error"),  # 1e9 PFLOP·s in 10 s: 1e11 TFLOPS
+        ("tflops,seconds,compute\n10,100,5\n", "error"),  # 10 × 100 / 1000 = 1, not 5
+        ("tflops,seconds\n10,1e9\n", "warning"),  # 1e7 PFLOP·s vs the peers' ~1: 7 orders
+        ("tflops,seconds,compute\n10,100,1\n", None),
     ],
 )
-def test_compute_log(log: str, settings: dict[str, Any], expect: str | None) -> None:
+def test_compute_log(log: str, expect: str | None) -> None:
     peers = [bundle(f"p{i}", {"compute.csv": f"tflops,seconds\n{10 + i},100\n"})
              for i in range(3)]
-    found = names(run(bench("gindex"), [bundle("t", {"compute.csv": log}, settings)], peers))
+    found = names(run(bench("gindex"), [bundle("t", {"compute.csv": log})], peers))
     if expect is None:
         assert "compute-log" not in found
     else:
         assert expect in found["compute-log"]
+
+
+def test_copied_divergences() -> None:
+    rows = [("a", 0.123456), ("b", 0.234567), ("c", 0.345678), ("d", 0.456789),
+            ("e", 0.567891), ("f", 0.678912), ("g", 0.2)]
+    table = "domain,divergence\n" + "".join(f"{d},{v}\n" for d, v in rows)
+    edited = table.replace("0.678912", "0.078912")  # one domain "improved"
+    peer = bundle("peer", {"divergences.csv": table})
+    found = [f for f in run(bench("gindex"), [bundle("t", {"divergences.csv": edited})], [peer])
+             if f.check == "copied-divergences"]
+    # 0.2 is too round to count: 5 of the 6 precise values are the peer's.
+    assert [f.severity for f in found] == ["error"] and "5 of 6" in found[0].message
+
+
+def test_declared_average_divergence_is_checked() -> None:
+    t = bundle("t", {}, settings={"average_divergence": 0.1})
+    row = {"bundle": "t", "metric": "theta_mean", "value": 0.75, "verified": True}
+    ctx = IntegrityContext(benchmark=bench("gindex"), targets=[t], scores=[row])
+    (f,) = [f for f in run_benchmark_checks(ctx) if f.check == "gindex-claimed"]
+    assert f.severity == "warning" and "0.25" in f.message  # 1 - 0.75
 
 
 # --------------------------------------------------------------------------- aiq
