@@ -310,17 +310,18 @@ def generic_chart(key: str, name: str, data: Any) -> ChartSpec | None:
 
     Recognised: a matrix (``{"labels", "matrix"}``, ``rows``/``cols``, a dict of dicts, or
     records with ``row``, ``col`` and one number) → heatmap; records with two numeric fields
-    → scatter (coloured by a text field with at most 10 values); one text and one numeric
-    field → bars. A dict may describe itself with ``title``, ``x``/``y``
-    (``{"field", "label", "unit"}``) and ``value`` (``{"label", "unit"}``).
+    → lines when they carry a ``series`` text field, else a scatter (coloured by a text field
+    with at most 10 values); one text and one numeric field → bars. A dict may describe itself
+    with ``title``, ``x``/``y``/``size`` (``{"field", "label", "unit"}``, ``size`` making a
+    bubble chart) and ``value`` (``{"label", "unit"}``) next to its ``records``.
     """
     meta: Mapping[str, Any] = data if isinstance(data, Mapping) else {}
     title = str(meta.get("title") or humanise(name))
     raw_value = meta.get("value")
     vmeta: Mapping[str, Any] = raw_value if isinstance(raw_value, Mapping) else {}
-    value_axis = (str(vmeta.get("label", "value")), str(vmeta.get("unit", "")))
     matrix = as_matrix(data)
     if matrix is not None:
+        value_axis = (str(vmeta.get("label", "value")), str(vmeta.get("unit", "")))
         return ch.heatmap_chart(key, matrix[0], matrix[1], title=title, value=value_axis)
     records = as_records(data)
     if not records:
@@ -331,7 +332,8 @@ def generic_chart(key: str, name: str, data: Any) -> ChartSpec | None:
         c_l = list(dict.fromkeys(str(r["col"]) for r in records))
         cells = {(str(r["row"]), str(r["col"])): r[num[0]] for r in records}
         m = [[cells.get((a, b)) for b in c_l] for a in r_l]
-        return ch.heatmap_chart(key, (r_l, c_l), m, title=title, value=(humanise(num[0]), ""))
+        value_axis = (str(vmeta.get("label", humanise(num[0]))), str(vmeta.get("unit", "")))
+        return ch.heatmap_chart(key, (r_l, c_l), m, title=title, value=value_axis)
 
     def axis(which: str, default: str) -> tuple[str, str, str]:
         m = meta.get(which)
@@ -342,18 +344,49 @@ def generic_chart(key: str, name: str, data: Any) -> ChartSpec | None:
     if len(num) >= 2:
         xf, xl, xu = axis("x", num[0])
         yf, yl, yu = axis("y", next(n for n in num if n != xf))
+        if "series" in txt:
+            lines = [
+                {"x": r[xf], "y": r[yf], "series": str(r["series"])}
+                for r in sorted(records, key=lambda r: (str(r["series"]), r[xf]))
+            ]
+            xs = [float(p["x"]) for p in lines]
+            log_x = min(xs) > 0 and max(xs) / min(xs) >= 1000  # orders of magnitude: log axis
+            return ch.line_chart(
+                key,
+                lines,
+                title=title,
+                x=(xl, ", ".join(u for u in (xu, "log scale" if log_x else "") if u)),
+                y=(yl, yu),
+                what=f"{yl} against {xl}, one line per series",
+                points=len(lines) <= 200,
+                log_x=log_x,
+            )
+        size_meta = meta.get("size")
+        sf = (
+            str(size_meta["field"])
+            if isinstance(size_meta, Mapping) and size_meta.get("field") in num
+            else ""
+        )
         label = txt[0] if txt else ""
         series = label if label and len({r[label] for r in records}) <= 10 else ""
-        recs = [
-            _pt(
-                str(r.get(label, i)) if label else str(i),
-                r[xf],
-                r[yf],
-                **({"series": str(r[series])} if series else {}),
-            )
-            for i, r in enumerate(records)
-        ]
-        return ch.scatter_chart(key, recs, title=title, x=(xl, xu), y=(yl, yu))
+        recs = []
+        for i, r in enumerate(records):
+            extra: dict[str, Any] = {"series": str(r[series])} if series else {}
+            if sf:
+                extra["size"] = r[sf]
+            recs.append(_pt(str(r.get(label, i)) if label else str(i), r[xf], r[yf], **extra))
+        size = None
+        if sf and isinstance(size_meta, Mapping):
+            size = (str(size_meta.get("label", sf)), str(size_meta.get("unit", "")))
+        return ch.scatter_chart(
+            key,
+            recs,
+            title=title,
+            x=(xl, xu),
+            y=(yl, yu),
+            size=size,
+            labels=bool(sf) and len(recs) <= 30,
+        )
     if len(num) == 1 and txt:
         bars = [
             {"label": str(r[txt[0]]), "value": r[num[0]], "value_text": fmt(r[num[0]])}

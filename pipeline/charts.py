@@ -208,7 +208,9 @@ def _line_template(
 ) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     x_scale = (
-        alt.Scale(type="log", nice=False, padding=14) if log_x else alt.Scale(zero=False, padding=8)
+        alt.Scale(type="log", nice=False, padding=14)
+        if log_x
+        else alt.Scale(zero=False, nice=False, padding=8)
     )
     enc: dict[str, Any] = {
         "x": alt.X("x:T", title=x_title)

@@ -79,7 +79,8 @@ def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) ->
                 what=f"Step line of the best {m.label} in each version, labelled with the leader",
             )
         )
-    if t.name == "gindex":
+    track_names = {c.name for c in site.charts.get((vd.version.name, bm.id), [])}
+    if t.name == "gindex" and "gindex_theta_compute" not in track_names:
         p = _pairs(site, bm.id, st.entries[:SCATTER_LIMIT], "compute_log2", "theta_mean", "g_index")
         if len(p) >= 2:
             out.append(
