@@ -90,8 +90,3 @@ def environment(template_dir: str = str(TEMPLATE_DIR)) -> jinja2.Environment:
 def render(template: str, page: Any, **extra: Any) -> str:
     """Render ``template`` with the context ``page`` (and site-wide ``extra`` values)."""
     return environment().get_template(template).render(page=page, **extra)
-
-
-def template_exists(name: str) -> bool:
-    """Whether ``site_templates/<name>`` exists (e.g. a track's methodology partial)."""
-    return (TEMPLATE_DIR / name).is_file()
