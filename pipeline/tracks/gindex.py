@@ -320,7 +320,11 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
         problems.append(Problem(fs.where("submission.toml"), "gindex.compute",
                                 f"declares {declared}, the compute log adds up to {total}",
                                 "make them agree"))
-    progs = [p for p in fs.files if p.startswith(PROGRAMS)]
+    progs = [p for p in fs.files if p.startswith(PROGRAMS) and p.endswith(".json")]
+    for p in sorted(set(fs.files) - set(progs)):
+        if p.startswith(PROGRAMS):
+            problems.append(Problem(fs.where(p), "-", "is not a .json program and is ignored",
+                                    "keep only programs/<task>.json here", "warning"))
     if progs:
         known = {t for v in tasks.values() for t, _ in v}
         problems += list(iter_json_problems(fs, sorted(progs)))
@@ -410,7 +414,8 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
 
     # θ of every verified task, all bundles in one parallel map
     ordered = sorted(bundles, key=lambda b: b.id)
-    verified = {b.id: any(p.startswith(PROGRAMS) for p in b.files.files) for b in ordered}
+    verified = {b.id: any(p.startswith(PROGRAMS) and p.endswith(".json") for p in b.files.files)
+                for b in ordered}
     items: list[tuple[Any, Any, str]] = []
     keys: list[tuple[str, str]] = []
     for b in ordered:
@@ -508,13 +513,13 @@ def _charts(bench: BenchmarkInput, dd: Any, points: list[dict[str, Any]],
             "value": {"label": "Ω", "unit": "0–1"},
         },
         "gindex_theta_compute": {
-            "title": "θ vs training compute (bubble: g-index; Figs. 12–13)",
+            "title": "θ vs training compute, g-index as size (Figs. 12–13)",
             "x": {"field": "compute_log2", "label": "E = log2 compute", "unit": f"log2 {unit}"},
             "y": {"field": "theta_mean", "label": "mean θ", "unit": "0–1"},
             "size": {"field": "g_index", "label": "g-index"}, "records": points,
         },
         "gindex_theta_samples": {
-            "title": "θ vs training samples (bubble: g-index; Figs. 12–13)",
+            "title": "θ vs training samples, g-index as size (Figs. 12–13)",
             "x": {"field": "training_samples", "label": "training samples", "unit": ""},
             "y": {"field": "theta_mean", "label": "mean θ", "unit": "0–1"},
             "size": {"field": "g_index", "label": "g-index"}, "records": points,
@@ -525,15 +530,16 @@ def _charts(bench: BenchmarkInput, dd: Any, points: list[dict[str, Any]],
         },
     }
     curves = responsiveness_curves(omega=dd.matrix.tolist())
-    labels = {"theta": ("θ", "0–1"), "compute": ("compute", unit),
-              "samples": ("samples per domain", ""), "omega": ("Ω between domains", "0–1")}
-    for curve, (label, u) in labels.items():
+    labels = {"theta": ("θ", "0–1", False), "compute": ("E = log2 compute", unit, True),
+              "samples": ("log2 samples per domain", "", True),
+              "omega": ("Ω between domains", "0–1", False)}
+    for curve, (label, u, log) in labels.items():
         charts[f"gindex_responsiveness_{curve}"] = {
             "title": f"g-index responsiveness to {label} (simulation, Figs. 7–9)",
             "x": {"field": "x", "label": label, "unit": u},
             "y": {"field": "g_index", "label": "g-index", "unit": ""},
-            "records": [{"series": r["series"], "x": r["x"], "g_index": r["g_index"]}
-                        for r in curves if r["curve"] == curve],
+            "records": [{"series": r["series"], "x": math.log2(r["x"]) if log else r["x"],
+                         "g_index": r["g_index"]} for r in curves if r["curve"] == curve],
         }
     pub = bench.settings.get("published") or []
     if pub:
@@ -557,7 +563,8 @@ def bundle_template() -> dict[str, str]:
         CURRICULUM: "domain,num_samples\nTODO: domain,100\n",
         COMPUTE: "tflops,seconds\n0,0\n",
         f"{PROGRAMS}README.txt": "Put the generated program of each test task here as "
-        "<task>.json (the benchmark's reference/domains/<domain>/<task>.json names).\n",
+        "<task>.json (the benchmark's reference/domains/<domain>/<task>.json names), then "
+        "delete this file.\n",
     }
 
 
