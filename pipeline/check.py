@@ -286,7 +286,6 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
         ownership=view.ownership(bench_id),
         scores=st_after.rows,
     )
-    # A finding that repeats a validation problem (the AIQ replay re-reads the log) is dropped.
     # A finding that repeats a validation problem (the AIQ replay re-reads the log) is dropped,
     # and so is context (info) about a bundle that does not even validate.
     shown = {(p.file, p.field, p.message) for p in bc.problems}
@@ -313,7 +312,7 @@ def _removed_findings(view: Any, bench_id: str, tmp: Path) -> list[Finding]:
     if base is None or base.input is None:
         return []
     ctx = IntegrityContext(benchmark=base.input, targets=[], ownership=view.ownership(bench_id))
-    removal = Finding("warning", "benchmark-change", f"{view.work_path(bench_id)}", "-",
+    removal = Finding("warning", "benchmark-change", display(view.work_path(bench_id)), "-",
                       f"removes the benchmark {bench_id!r} and its {len(base.bundles)} bundles",
                       "only maintainers remove benchmarks; its scores stay in the recorded "
                       "releases")
