@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.metrics.clique import conflict_matrix, max_weight_association_clique
+from pipeline.metrics.clique import assignment, conflict_matrix, max_weight_association_clique
 from pipeline.metrics.delta import candidates, conflict_pairs, delta, delta_matrix
 from pipeline.metrics.flows import (
     FlowError,
@@ -308,6 +308,19 @@ def test_conflict_pairs_python_and_numpy_paths_agree():
         dense = conflict_matrix(np.asarray(cu), np.asarray(cv), fa.adj, fb.adj, strict=strict)
         expected = [tuple(x) for x in np.argwhere(np.triu(dense)).tolist()]
         assert conflict_pairs(fa, fb, cu, cv, strict=strict) == expected
+
+
+@pytest.mark.parametrize("shape", [(1, 1), (2, 2), (2, 4), (4, 2), (3, 3), (3, 5), (6, 6)])
+def test_assignment_is_optimal(shape):
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(sum(shape))
+    for _ in range(20):
+        m = rng.random(shape) * (rng.random(shape) < 0.7)
+        r, c = assignment(m)
+        assert len(set(r)) == len(r) and len(set(c)) == len(c)
+        rr, cc = linear_sum_assignment(m, maximize=True)
+        assert m[r, c].sum() == pytest.approx(m[rr, cc].sum(), abs=1e-12)
 
 
 def test_budget_reports_inexact_upper_bound():

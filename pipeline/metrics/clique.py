@@ -15,7 +15,8 @@ problem), which is solvable in polynomial time and bounds :math:`W^*` from above
 below is a depth-first branch and bound on that relaxation:
 
 1. solve the assignment problem of every connected block of the candidate graph (scipy's
-   ``linear_sum_assignment``; blocks of one row or one column are a plain maximum);
+   ``linear_sum_assignment``; blocks of one row or one column are a plain maximum, tiny
+   blocks are enumerated);
 2. if the optimal matching has no conflicting pair it is optimal for the subproblem;
 3. otherwise repair it greedily into a feasible solution (a lower bound / incumbent) and
    branch on a conflicting candidate ``c``: either ``c`` is in the mapping (its row, column and
@@ -44,14 +45,12 @@ References
 
 from __future__ import annotations
 
+import itertools
 import time
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import linear_sum_assignment
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 EPS = 1e-9
 """A subproblem is pruned when its bound is not above the incumbent by more than this."""
@@ -96,6 +95,46 @@ def conflict_matrix(
     return conf
 
 
+BRUTE_LIMIT = 24
+"""Assignment problems with at most this many injective maps are enumerated (no scipy)."""
+
+
+def assignment(mat: FloatArray) -> tuple[list[int], list[int]]:
+    """Maximum-weight assignment of a (rows × columns) weight matrix: matched (row, col) lists.
+
+    Tiny problems are enumerated in Python; larger ones use scipy's
+    ``linear_sum_assignment`` (imported on first use: scipy.optimize costs ~0.5 s to import,
+    which a single ``gmeter delta`` call should not pay when it needs no assignment).
+    Zero-weight pairs may appear in the result; callers drop them.
+    """
+    nr, nc = mat.shape
+    k = min(nr, nc)
+    count = 1
+    for x in range(max(nr, nc), max(nr, nc) - k, -1):
+        count *= x
+        if count > BRUTE_LIMIT:
+            break
+    if count <= BRUTE_LIMIT:
+        m = mat.tolist()
+        best = -1.0
+        best_map: tuple[int, ...] = ()
+        if nr <= nc:
+            for cols in itertools.permutations(range(nc), nr):
+                v = sum(m[r][c] for r, c in enumerate(cols))
+                if v > best:
+                    best, best_map = v, cols
+            return list(range(nr)), list(best_map)
+        for rows in itertools.permutations(range(nr), nc):
+            v = sum(m[r][c] for c, r in enumerate(rows))
+            if v > best:
+                best, best_map = v, rows
+        return list(best_map), list(range(nc))
+    from scipy.optimize import linear_sum_assignment
+
+    r, c = linear_sum_assignment(mat, maximize=True)
+    return r.tolist(), c.tolist()
+
+
 class _Block:
     """One connected block of the candidate bipartite graph, as a dense local matrix."""
 
@@ -118,16 +157,19 @@ class _Block:
             live = self.cand[alive[self.cand]]
             if len(live) == 0:
                 return 0.0, []
-            c = int(live[int(np.argmax(cw[live]))])
-            return float(cw[c]), [c]
+            k = int(live[int(np.argmax(cw[live]))])
+            return float(cw[k]), [k]
         mat = self.weights * alive[self.idx]
-        r, c = linear_sum_assignment(mat, maximize=True)
+        r, c = assignment(mat)
         picked = self.idx[r, c][mat[r, c] > 0]
         return float(cw[picked].sum()), picked.tolist()
 
 
 def _blocks(cu: IntArray, cv: IntArray, cw: FloatArray, dead: int) -> tuple[list[_Block], IntArray]:
     """Split candidates into connected components of the row–column graph."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     n = len(cu)
     nr = int(cu.max()) + 1
     nc = int(cv.max()) + 1

@@ -45,9 +45,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from scipy.optimize import linear_sum_assignment
 
-from pipeline.metrics.clique import max_weight_association_clique
+from pipeline.metrics.clique import assignment, max_weight_association_clique
 from pipeline.metrics.flows import (
     CONVENTIONS,
     FlowError,
@@ -303,10 +302,8 @@ def _matching(
             for k in range(start, stop):
                 mat[ri[cu[k]], ci[cv[k]]] = cw[k]
                 idx[ri[cu[k]], ci[cv[k]]] = k
-            r, c = linear_sum_assignment(mat, maximize=True)
-            chosen.extend(
-                idx[x, y] for x, y in zip(r.tolist(), c.tolist(), strict=True) if mat[x, y] > 0
-            )
+            r, c = assignment(mat)
+            chosen.extend(idx[x, y] for x, y in zip(r, c, strict=True) if mat[x, y] > 0)
     return chosen
 
 
