@@ -113,7 +113,8 @@ def read_snapshot(store: Any) -> Snapshot:
         files.setdefault(h, []).append(FileRow(path, sha, int(size)))
     _, rows = q(
         "select benchmark, id, content_hash, system_name, system_version, organisation, "
-        "url, submitted, licence, manifest, source_path, git_commit, current from bundles "
+        "url, submitted, licence, manifest, source_path, git_commit, current, "
+        "benchmark_version from bundles "
         "order by benchmark, id, ingested_at, content_hash"
     )
     bundles = []
@@ -135,6 +136,7 @@ def read_snapshot(store: Any) -> Snapshot:
                 r[11] or "",
                 bool(r[12]),
                 tuple(files.get(r[2], ())),
+                r[13] or "",
             )
         )
     _, rows = q("select name, date, notes, code_version from releases order by date, name")

@@ -130,6 +130,7 @@ def ingest(
                     benchmark=bench.id, bundle_id=b.id, content_hash=b.input.content_hash,
                     manifest=b.input.manifest, source_path=b.label,
                     git_commit=git_commit(b.path), files=b.input.files.files, now=now,
+                    benchmark_version=inp.version,
                 )
             status = "new" if old is None else "changed"
             out.outcomes.append(IngestOutcome(bench.id, b.id, status, b.input.content_hash,

@@ -68,6 +68,7 @@ class BundleRow:
     git_commit: str
     current: bool
     files: tuple[FileRow, ...] = ()
+    benchmark_version: str = ""
 
 
 @dataclass(frozen=True)

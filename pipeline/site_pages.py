@@ -103,6 +103,12 @@ def stale_reason(site: Site, bm: BenchmarkRow, e: Entry) -> str:
         return "this bundle is no longer in submissions/"
     if cur.content_hash != e.content_hash:
         return "scored on an older version of this bundle; run gmeter score"
+    if cur_bm is not None and cur.benchmark_version and cur_bm.version and \
+            cur.benchmark_version != cur_bm.version:
+        return (
+            f"submitted under benchmark version {cur.benchmark_version}; "
+            f"the current version is {cur_bm.version}"
+        )
     return ""
 
 

@@ -109,6 +109,13 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         order by s.benchmark, s.agent, s.metric, r.date nulls last, s.release;
         """,
     ),
+    (
+        3,
+        "benchmark version of each bundle version",
+        # The benchmark version a bundle was submitted under: entries whose bundle predates
+        # the benchmark's current version stay marked stale even after rescoring.
+        "alter table bundles add column benchmark_version varchar;",
+    ),
 )
 
 def _clean(value: float | None) -> float | None:
@@ -312,8 +319,13 @@ class Store:
         git_commit: str | None,
         files: Mapping[str, bytes],
         now: dt.datetime,
+        benchmark_version: str | None = None,
     ) -> None:
-        """Insert a bundle version and make it the current one (call inside a transaction)."""
+        """Insert a bundle version and make it the current one (call inside a transaction).
+
+        ``benchmark_version`` is the benchmark's version when this bundle version was first
+        ingested; re-ingesting the same content keeps the original one.
+        """
         system = manifest.get("system", {})
         self.con.execute(
             "update bundles set current = false where benchmark = ? and id = ?",
@@ -331,12 +343,12 @@ class Store:
             )
         else:
             self.con.execute(
-                "insert into bundles values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,true)",
+                "insert into bundles values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,true,?)",
                 [
                     benchmark, bundle_id, content_hash, str(system.get("name", bundle_id)),
                     system.get("version"), system.get("organisation"), system.get("url"),
                     manifest.get("submitted"), manifest.get("contact"), manifest.get("licence"),
-                    _json(manifest), source_path, git_commit, now,
+                    _json(manifest), source_path, git_commit, now, benchmark_version,
                 ],
             )
         self._put_files("bundle_files", content_hash, files)

@@ -140,3 +140,14 @@ def test_score_then_leaderboard_answers(subs, db):
     assert {r[0] for r in rows} == {"gen-mini", "sim-mini"}
     again = runner.invoke(app, ["--db", str(db), "score", "--executor", "inprocess"])
     assert "unchanged" in again.output
+
+
+def test_bundles_remember_the_benchmark_version_they_were_submitted_under(subs, db):
+    with open_store(db) as s:
+        ingest(s, [subs])
+    bench = subs / "gen-mini" / "benchmark.toml"
+    bench.write_text(bench.read_text().replace('version = "1.0.0"', 'version = "2.0.0"'))
+    with open_store(db) as s:
+        ingest(s, [subs])
+        _, rows = s.query("select id, benchmark_version from bundles where benchmark='gen-mini'")
+    assert rows == [("alpha", "1.0.0")]  # unchanged bundle: still from version 1.0.0
