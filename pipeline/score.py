@@ -191,7 +191,7 @@ def score_all(
                 )
                 status = "scored" if bundles else "empty"
                 report.results.append(BenchmarkScore(release, bench_id, status, len(rows), notes))
-            except Exception as exc:  # noqa: BLE001 - one benchmark's failure must not stop others
+            except Exception as exc:  # one benchmark's failure must not stop the others
                 report.results.append(BenchmarkScore(release, bench_id, "failed",
                                                      notes=[f"{type(exc).__name__}: {exc}"]))
     return report
