@@ -13,7 +13,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pipeline.metrics.clique import assignment, conflict_matrix, max_weight_association_clique
-from pipeline.metrics.delta import candidates, conflict_pairs, delta, delta_matrix
+from pipeline.metrics.delta import (
+    candidates,
+    conflict_pairs,
+    delta,
+    delta_matrix,
+    delta_matrix_map,
+)
 from pipeline.metrics.flows import (
     FlowError,
     compose_flows,
@@ -410,6 +416,10 @@ def test_shipped_matrix_properties():
     # all nodes of one type carry the same keys in this data: exactly symmetric (spec §2.8)
     assert np.array_equal(m, m.T)
     assert np.all((m >= 0) & (m <= 1))
+
+
+def test_matrix_through_the_executor_is_identical():
+    assert delta_matrix_map(FLOWS[:10], FLOWS, chunk=3) == delta_matrix(FLOWS[:10], FLOWS)
 
 
 def test_template_slider_self_pair():

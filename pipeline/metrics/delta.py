@@ -499,3 +499,33 @@ def pair_record(item: tuple[Any, Any, Any, str]) -> dict[str, Any]:
     except (FlowError, ValueError) as exc:
         return {"id": pid, "error": str(exc)}
     return {"id": pid, **res.as_dict(seconds=time.perf_counter() - t0)}
+
+
+def _rows_item(item: tuple[Sequence[Any], Sequence[Any], str]) -> list[list[float]]:
+    """Executor work item: Δ from a chunk of rows to every column flow."""
+    rows, cols, convention = item
+    return delta_matrix(rows, cols, convention)
+
+
+def delta_matrix_map(
+    flows_a: Sequence[Any],
+    flows_b: Sequence[Any] | None = None,
+    convention: str = "reference",
+    *,
+    executor: Any = None,
+    chunk: int = 8,
+    progress: Any = None,
+) -> list[list[float]]:
+    """:func:`delta_matrix` through an executor (``pipeline.executor``), ``chunk`` rows per item.
+
+    Results are identical to :func:`delta_matrix` whatever the executor.
+    """
+    cols = list(flows_a if flows_b is None else flows_b)
+    items = [(list(flows_a[i : i + chunk]), cols, convention)
+             for i in range(0, len(flows_a), chunk)]
+    if executor is None:
+        from pipeline.executor import InProcessExecutor
+
+        executor = InProcessExecutor()
+    parts = executor.map(_rows_item, items, label="Δ matrix", progress=progress)
+    return [row for part in parts for row in part]

@@ -461,6 +461,9 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                 g = companion_g_index(divs, curriculum, total, ddmap,
                                       rho if isinstance(rho, float) else rho0)
         else:
+            if form == "task":
+                result.notes.append(f"{b.id}: reported divergences per domain, scored in "
+                                    "the domain form")
             rows = check_csv(b.files, DIVERGENCES, DIVERGENCE_COLUMNS)[0]
             divs = [(r["domain"], float(r["divergence"])) for r in rows]
             g = companion_g_index(divs, curriculum, total, ddmap,
