@@ -32,6 +32,12 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         "--out", type=Path, default=harness.BENCH_DIR, help="output folder (default bench/)"
     )
     p.add_argument("--list", action="store_true", help="list the benchmark modules and exit")
+    p.add_argument(
+        "--in-process",
+        action="store_true",
+        help="run every module in this process (debugging) instead of one fresh process each",
+    )
+    p.add_argument("--worker", metavar="MODULE", help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
 
@@ -45,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True, highlight=False)
     if args.quick:
         os.environ[harness.QUICK_ENV] = "1"
+    if args.worker:
+        return harness.worker_main(args.worker, args.only, args.quick)
     modules = harness.discover(args.only)
     if args.list:
         print("\n".join(modules))
@@ -77,9 +85,8 @@ def main(argv: list[str] | None = None) -> int:
                 bar.update(task, description=f"{module.removeprefix('bench.')}: {name}")
 
             step("setup")
-            results, section, error = harness.run_module(
-                module, only=args.only, is_quick=args.quick, on_step=step
-            )
+            run = harness.run_module if args.in_process else harness.run_module_isolated
+            results, section, error = run(module, only=args.only, is_quick=args.quick, on_step=step)
             data["benchmarks"] += [harness.asdict(r) for r in results]
             data["sections"][module] = section
             if error:

@@ -25,6 +25,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -225,6 +226,57 @@ def run_module(
             except Exception as exc:
                 print(f"{module}.teardown failed: {exc}", file=sys.stderr)
     return results, section, None
+
+
+def run_module_isolated(
+    module: str,
+    *,
+    only: Sequence[str] = (),
+    is_quick: bool = False,
+    on_step: Callable[[str], None] | None = None,
+) -> tuple[list[Result], str, str | None]:
+    """:func:`run_module` in a fresh interpreter (``python -m bench --worker MODULE``).
+
+    Each module then starts like a real ``gmeter`` command: no other module's data in memory
+    (which would slow in-process baselines through garbage collection), no threads or pools
+    left over, and a crash (segfault, ``os._exit``) is recorded instead of ending the harness.
+    """
+    cmd = [sys.executable, "-m", "bench", "--worker", module]
+    cmd += ["--quick"] * is_quick + [arg for o in only for arg in ("--only", o)]
+    payload: dict[str, Any] | None = None
+    with tempfile.TemporaryFile("w+", encoding="utf-8") as err:
+        with subprocess.Popen(
+            cmd, cwd=REPO, stdout=subprocess.PIPE, stderr=err, text=True, encoding="utf-8"
+        ) as proc:
+            assert proc.stdout is not None
+            try:
+                for line in proc.stdout:
+                    if line.startswith("STEP ") and on_step is not None:
+                        on_step(line[5:].strip())
+                    elif line.startswith("RESULT "):
+                        payload = json.loads(line[7:])
+            except BaseException:
+                proc.kill()
+                raise
+        code = proc.returncode
+        if payload is None:
+            err.seek(0)
+            tail = err.read()[-3000:]
+            return [], "", f"the benchmark process exited with code {code}\n{tail}"
+    results = [Result(**r) for r in payload["results"]]
+    return results, str(payload["section"]), payload["error"]
+
+
+def worker_main(module: str, only: Sequence[str], is_quick: bool) -> int:
+    """The ``--worker`` side of :func:`run_module_isolated`: steps and one RESULT line."""
+
+    def step(name: str) -> None:
+        print(f"STEP {name}", flush=True)
+
+    results, section, error = run_module(module, only=only, is_quick=is_quick, on_step=step)
+    payload = {"results": [asdict(r) for r in results], "section": section, "error": error}
+    print("RESULT " + json.dumps(payload), flush=True)
+    return 0
 
 
 # --------------------------------------------------------------------------- output

@@ -56,6 +56,7 @@ def fake_pkg(tmp_path: Path) -> Iterator[str]:
     (pkg / "__init__.py").write_text("")
     (pkg / "bench_good.py").write_text(textwrap.dedent(GOOD))
     (pkg / "bench_bad.py").write_text("def benchmarks():\n    raise RuntimeError('no data')\n")
+    (pkg / "bench_crash.py").write_text("import os\n\ndef benchmarks():\n    os._exit(3)\n")
     sys.path.insert(0, str(tmp_path))
     yield "fakebench"
     sys.path.remove(str(tmp_path))
@@ -82,6 +83,23 @@ def test_run_module_times_checks_and_survives_errors(fake_pkg: str) -> None:
 def test_a_failing_module_is_recorded_not_raised(fake_pkg: str) -> None:
     results, _, error = harness.run_module(f"{fake_pkg}.bench_bad")
     assert results == [] and error is not None and "RuntimeError: no data" in error
+
+
+def test_modules_run_in_a_fresh_process(
+    fake_pkg: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    steps: list[str] = []
+    results, section, error = harness.run_module_isolated(
+        f"{fake_pkg}.bench_good", is_quick=True, on_step=steps.append
+    )
+    assert error is None and section.startswith("## extra")
+    assert [r.name for r in results] == ["fast", "broken", "slow-again"]
+    assert results[0].quick and results[0].repeat == 1 and results[0].median_s is not None
+    assert steps == ["fast", "broken", "slow-again"]
+    # a module that kills its interpreter is recorded, and the harness goes on
+    results, _, error = harness.run_module_isolated(f"{fake_pkg}.bench_crash")
+    assert results == [] and error is not None and "exited with code 3" in error
 
 
 def test_only_filters_benchmarks_by_name(fake_pkg: str) -> None:
