@@ -350,6 +350,29 @@ def test_budget_reports_inexact_upper_bound():
     assert cut.delta >= full.delta - 1e-12
 
 
+def test_integer_programme_fallback_agrees_with_branch_and_bound():
+    rng = np.random.default_rng(4)
+
+    def dag(n):
+        nodes = [{"id": f"n{i}", "type": "t", "v": int(rng.integers(2)), "wires": [[]]}
+                 for i in range(n)]
+        for i in range(n):
+            for j in range(i + 1, n):
+                if rng.random() < 0.3:
+                    nodes[i]["wires"][0].append(f"n{j}")
+        return nodes
+
+    fa, fb = normalise_flow(dag(11), "paper"), normalise_flow(dag(11), "paper")
+    cu, cv, cw, _ = candidates(fa, fb)
+    pairs = conflict_pairs(fa, fb, cu, cv, strict=True)
+    args = (np.asarray(cu), np.asarray(cv), np.asarray(cw), pairs)
+    bb = max_weight_association_clique(*args, fallback_nodes=None)
+    ip = max_weight_association_clique(*args, fallback_nodes=2)
+    assert bb.exact and ip.exact
+    assert ip.weight == pytest.approx(bb.weight, abs=1e-9)
+    assert ip.nodes < bb.nodes
+
+
 # --------------------------------------------------------------------------- paper properties
 @settings(max_examples=80, deadline=None)
 @given(tiny_flow(5), tiny_flow(5))

@@ -48,6 +48,7 @@ from __future__ import annotations
 import itertools
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -94,6 +95,9 @@ def conflict_matrix(
     conf &= cv[:, None] != cv[None, :]
     return conf
 
+
+MILP_SECONDS = 30.0
+"""Time given to the integer-programming fallback when the caller sets no time limit."""
 
 BRUTE_LIMIT = 24
 """Assignment problems with at most this many injective maps are enumerated (no scipy)."""
@@ -225,6 +229,38 @@ def _augment(
     return out
 
 
+def _milp(
+    cu: IntArray, cv: IntArray, cw: FloatArray, pairs: IntArray, time_limit: float | None
+) -> tuple[list[int] | None, float | None]:
+    """Solve the clique as an integer programme: (feasible solution or None, dual bound)."""
+    from scipy.optimize import Bounds, LinearConstraint, milp
+    from scipy.sparse import coo_matrix
+
+    n = len(cu)
+    nr, nc = int(cu.max()) + 1, int(cv.max()) + 1
+    idx = np.arange(n)
+    rows = np.concatenate([cu, nr + cv, nr + nc + np.arange(len(pairs)).repeat(2)])
+    cols = np.concatenate([idx, idx, pairs.reshape(-1)])
+    a = coo_matrix((np.ones(len(rows)), (rows, cols)), shape=(nr + nc + len(pairs), n)).tocsr()
+    options: dict[str, Any] = {"mip_rel_gap": 0.0}
+    if time_limit is not None:
+        options["time_limit"] = max(time_limit, 0.1)
+    res = milp(-cw, constraints=LinearConstraint(a, -np.inf, 1.0), integrality=np.ones(n),
+               bounds=Bounds(0, 1), options=options)
+    dual = getattr(res, "mip_dual_bound", None)
+    dual_w = None if dual is None or not np.isfinite(dual) else -float(dual)
+    if res.x is None:
+        return None, dual_w
+    sol = np.flatnonzero(res.x > 0.5)
+    # verify: a matching without conflicting pairs
+    if len(set(cu[sol].tolist())) != len(sol) or len(set(cv[sol].tolist())) != len(sol):
+        return None, dual_w
+    chosen = set(sol.tolist())
+    if any(i in chosen and j in chosen for i, j in pairs.tolist()):
+        return None, dual_w
+    return sorted(chosen), dual_w
+
+
 def max_weight_association_clique(
     cu: IntArray,
     cv: IntArray,
@@ -233,6 +269,7 @@ def max_weight_association_clique(
     *,
     max_nodes: int | None = 200_000,
     time_limit: float | None = None,
+    fallback_nodes: int | None = 3000,
 ) -> CliqueResult:
     r"""Maximum-weight clique of the association graph of candidates ``(cu, cv, cw)``.
 
@@ -249,6 +286,13 @@ def max_weight_association_clique(
         listed, the matching structure excludes them.
     max_nodes, time_limit : int or None, float or None
         Budget. When it runs out the best clique so far is returned with ``exact=False``.
+    fallback_nodes : int or None
+        After this many subproblems the search hands over to an integer programme (HiGHS,
+        :func:`scipy.optimize.milp`: rows and columns used at most once, conflicting pairs
+        not both), which proves optimality of hard instances (many conflicts, as under the
+        strict rule) far faster. Its answer counts as exact only when its dual bound does
+        not exceed the best feasible weight by more than ``EPS``; otherwise the branch and
+        bound continues with the better incumbent.
 
     Returns
     -------
@@ -297,6 +341,7 @@ def max_weight_association_clique(
     stack: list[tuple[BoolArray, list[int], float, list[tuple[float, list[int]]], float]] = [
         (alive, [], 0.0, results, bound0)
     ]
+    tried_milp = False
     while stack:
         alive, fixed, base, results, bound = stack.pop()
         if bound <= best_w + EPS:
@@ -312,6 +357,16 @@ def max_weight_association_clique(
         fw = float(cw[feasible].sum()) if feasible else 0.0
         if fw > best_w:
             best, best_w = feasible, fw
+        if fallback_nodes is not None and nodes >= fallback_nodes and not tried_milp:
+            tried_milp = True
+            left = MILP_SECONDS if time_limit is None else \
+                time_limit - (time.perf_counter() - start)
+            sol, dual = _milp(cu, cv, cw, pairs, left)
+            if sol is not None and float(cw[sol].sum()) > best_w:
+                best, best_w = sol, float(cw[sol].sum())
+            if dual is not None and dual <= best_w + EPS:
+                stack.clear()
+                break
         if (max_nodes is not None and nodes >= max_nodes) or (
             time_limit is not None and time.perf_counter() - start > time_limit
         ):
