@@ -326,9 +326,11 @@ def _solve(
         return _Solved(0.0, [], cu, cv, cw, True, 0)
     exact, nodes = True, 0
     conf = conflict_pairs(fa, fb, cu, cv, strict=fa.convention == "paper") if len(cu) > 1 else []
-    if not conf:
-        chosen = _matching(cu, cv, cw, spans)
-    else:
+    # the best matching ignoring conflicts bounds the clique; without a conflicting pair
+    # inside it, it is the answer (the common case)
+    chosen = _matching(cu, cv, cw, spans)
+    picked = set(chosen)
+    if any(i in picked and j in picked for i, j in conf):
         res = max_weight_association_clique(
             np.asarray(cu, dtype=np.intp),
             np.asarray(cv, dtype=np.intp),
