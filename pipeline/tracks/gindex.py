@@ -501,7 +501,31 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         contrib += [{"row": b.id, "col": t.task, "contribution": t.contribution}
                     for t in g.tasks]
     result.charts.update(_charts(bench, dd, points, contrib))
+    result.notes.append(_cluster_note(ref_flow, task_domain, conv, ex))
     return result
+
+
+CLUSTER_LIMIT = 500
+"""Reference programs beyond which the clustering note is skipped (it is quadratic)."""
+
+
+def _cluster_note(ref_flow: dict[str, Any], task_domain: dict[str, str], conv: str,
+                  ex: Any) -> str:
+    """How the reference programs cluster at Δ̄ ≤ 0.15 compared with the declared domains."""
+    from pipeline.metrics.delta import delta_matrix_map
+    from pipeline.metrics.omega import cluster_tasks
+
+    names = sorted(ref_flow)
+    if len(names) > CLUSTER_LIMIT:
+        return f"clustering skipped: more than {CLUSTER_LIMIT} reference programs"
+    m = delta_matrix_map([ref_flow[t] for t in names], convention=conv, executor=ex)
+    c = cluster_tasks(m, 0.15)
+    doms: dict[str, set[int]] = {}
+    for t, lab in zip(names, c.labels, strict=True):
+        doms.setdefault(task_domain[t], set()).add(lab)
+    split = sorted(d for d, labs in doms.items() if len(labs) > 1)
+    return (f"task-domain clustering (average linkage, Δ̄ ≤ 0.15): {c.n_clusters} clusters for "
+            f"{len(doms)} declared domains" + (f"; split: {', '.join(split)}" if split else ""))
 
 
 def _charts(bench: BenchmarkInput, dd: Any, points: list[dict[str, Any]],
