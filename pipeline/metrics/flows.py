@@ -179,22 +179,25 @@ def _type_key_reference(node: Mapping[str, Any]) -> Hashable | None:
 
 
 def _attrs_reference(node: Mapping[str, Any]) -> NodeAttrs:
-    items = tuple((k, v) for k, v in node.items() if k not in SKIP_REFERENCE)
+    kept = {k: v for k, v in node.items() if k not in SKIP_REFERENCE}
+    items = tuple(kept.items())
     iset: frozenset[tuple[str, Hashable]] | None
     try:
         iset = frozenset(items)  # plain JSON scalars hash with their == semantics
-        if any(v.__class__ is float and v != v for _, v in items):
-            iset = None  # NaN: not even equal to itself
+        for v in kept.values():
+            if v.__class__ is float and v != v:
+                iset = None  # NaN: not even equal to itself
+                break
     except TypeError:  # a list or object value
         try:
-            iset = frozenset((k, _hkey_reference(v)) for k, v in items)
+            iset = frozenset([(k, _hkey_reference(v)) for k, v in items])
         except _NaNFound:
             iset = None
     return NodeAttrs(
         items,
         iset,
-        frozenset(k for k, v in items if v is None),
-        frozenset(k for k, _ in items),
+        frozenset([k for k, v in items if v is None]),
+        frozenset(kept),
     )
 
 
