@@ -421,7 +421,9 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     for b in ordered:
         if verified[b.id]:
             for t in sorted(task_domain):
-                items.append((read_flow(b.files, f"{PROGRAMS}{t}.json"), ref_flow[t], conv))
+                path = f"{PROGRAMS}{t}.json"
+                prog = read_flow(b.files, path) if b.files.has(path) else []
+                items.append((prog, ref_flow[t], conv))
                 keys.append((b.id, t))
     thetas = dict(zip(keys, ex.map(_theta_item, items, label="Δ of programs",
                                    progress=ctx.progress), strict=True))
