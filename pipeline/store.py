@@ -557,7 +557,8 @@ class Store:
                 [name],
             ).fetchall()
         ]
-        # Blobs would bloat CSV; they are in the DuckDB file and the Parquet export.
+        # File contents (blobs) stay out of the exports: they are in the DuckDB file and
+        # published one by one under files/, so a third copy would only double the site.
         types = dict(
             self.con.execute(
                 "select column_name, data_type from information_schema.columns "
@@ -565,8 +566,7 @@ class Store:
                 [name],
             ).fetchall()
         )
-        if fmt == "csv":
-            cols = [c for c in cols if types.get(c) != "BLOB"]
+        cols = [c for c in cols if types.get(c) != "BLOB"]
         order = ", ".join(f'"{c}"' for c in cols if types.get(c) not in ("BLOB", "JSON"))
         select = ", ".join(f'"{c}"' for c in cols)
         target = str(path).replace("'", "''")

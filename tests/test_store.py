@@ -103,4 +103,6 @@ def test_export_parquet_and_csv(tmp_path):
         s.export_table("bundle_files", tmp_path / "f.csv", "csv")
     assert duckdb.sql(f"select count(*) from '{tmp_path / 'f.parquet'}'").fetchall() == [(1,)]
     header = (tmp_path / "f.csv").read_text().splitlines()[0]
-    assert "content" not in header.split(",")  # blobs stay out of CSV
+    assert "content" not in header.split(",")  # blobs stay out of the exports
+    cols = duckdb.sql(f"select * from '{tmp_path / 'f.parquet'}'").columns
+    assert "content" not in cols and "sha256" in cols
