@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from pipeline.metrics.similarity import (
@@ -180,6 +180,7 @@ def test_self_similarity_is_one_at_any_p(v: float, p: float) -> None:
 
 @settings(deadline=None)  # timing varies on a shared machine
 @given(finite, finite, finite, finite)
+@example(v1=0.0, v2=1.1125369292536007e-308, x1=0.0, x2=1.0)  # subnormal gap overflowed
 def test_similarity_decreases_as_the_merge_gets_easier(
     v1: float, v2: float, x1: float, x2: float
 ) -> None:

@@ -143,7 +143,9 @@ def affine_similarity(
         else np.where(x <= m, p, 1.0 - p)
     )
     d = c * (a - b)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    # A gap V_A - V_B near the smallest double overflows the quotient to ±inf: that is the
+    # limit of the formula, and sufficiency checks downstream flag such a pair.
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = np.where(d != 0.0, (m - x) / np.where(d != 0.0, d, 1.0), np.nan)
     return np.asarray(out, dtype=np.float64)
 
