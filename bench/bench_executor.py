@@ -16,7 +16,14 @@ from functools import partial
 from typing import Any
 
 from bench.harness import fmt_seconds, quick
-from pipeline.executor import DaskExecutor, InProcessExecutor, LocalProcessExecutor, derive_rng
+from pipeline.executor import (
+    DaskExecutor,
+    InProcessExecutor,
+    LocalProcessExecutor,
+    _pack,
+    _run_packed,
+    derive_rng,
+)
 from pipeline.metrics.delta import delta_value
 from pipeline.metrics.flows import NormalFlow, normalise_flow
 
@@ -101,13 +108,15 @@ def _pool_start_stop() -> None:
         ex.map(noop, range(2))
 
 
-def _static_part(fn: Any, items: list[Any]) -> list[Any]:
-    return [fn(x) for x in items]
-
-
 def _static_split(pool: Any, fn: Any, items: list[Any], workers: int = 2) -> list[Any]:
-    """The machine's parallel ceiling: one interleaved share per process, no executor at all."""
-    return list(pool.map(_static_part, [fn] * workers, [items[k::workers] for k in range(workers)]))
+    """The machine's parallel ceiling: one interleaved share per process, no scheduling at all.
+
+    The shares run through the executor's worker entry point, so bound data is unpickled
+    once per worker process and reused, exactly as the executors do.
+    """
+    packed = _pack(fn)
+    shares = [items[k::workers] for k in range(workers)]
+    return list(pool.map(_run_packed, [packed] * workers, [0] * workers, shares))
 
 
 def _ratio_at_least(x: float) -> Any:

@@ -28,6 +28,7 @@ from pipeline.executor import (
     _ChunkResult,
     _drive,
     _run_chunk,
+    _run_packed,
     derive_rng,
     derive_seed,
     get_executor,
@@ -94,6 +95,23 @@ def die_always(i: int) -> int:
     if i == 1:
         os._exit(13)
     return i
+
+
+class Tracked:
+    """Shared data bound to a work function; counts its unpickling in each process."""
+
+    loads = 0
+
+    def __init__(self, tag: str) -> None:
+        self.tag = tag
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        type(self).loads += 1
+        self.__dict__.update(state)
+
+
+def loads_so_far(shared: Tracked, i: int) -> int:
+    return type(shared).loads
 
 
 def slow_item(i: int) -> int:
@@ -233,6 +251,16 @@ def test_lambdas_are_refused_with_advice(local2: LocalProcessExecutor) -> None:
         local2.map(lambda x: x, [1])
 
 
+@pytest.mark.parametrize("kind", ["local", "dask"])
+def test_bound_data_is_unpickled_once_per_worker(kind: str, local2: Any, dask2: Any) -> None:
+    from functools import partial
+
+    ex = {"local": local2, "dask": dask2}[kind]
+    fn = partial(loads_so_far, Tracked(f"{kind}-{time.time()}"))
+    # 40 one-item chunks, yet each worker unpickles the function (and its data) only once
+    assert ex.map(fn, list(range(40)), chunksize=1) == [1] * 40
+
+
 # --------------------------------------------------------------------------- dead workers
 
 
@@ -311,9 +339,9 @@ class _FakeBackend:
         self.t_item = t_item
         self.sizes: list[int] = []
 
-    def submit(self, fn: Any, start: int, chunk: list[Any]) -> _Done:
+    def submit(self, packed: Any, start: int, chunk: list[Any]) -> _Done:
         self.sizes.append(len(chunk))
-        res = _run_chunk(fn, start, chunk)
+        res = _run_packed(packed, start, chunk)
         return _Done(res._replace(seconds=self.t_item * len(chunk)))
 
     def wait_any(self, futures: Any) -> Any:
