@@ -43,11 +43,12 @@ from pipeline.metrics.agents_fast import (
     KIND_HLQ,
     KIND_Q,
     KIND_RANDOM,
-    _eps_greedy,
-    _greedy,
-    _softmax,
+    agent_step,
+    blank_state,
+    new_agent,
+    percept,
 )
-from pipeline.metrics.bf_fast import bf_cycle, new_machine, rng_below, rng_uniform
+from pipeline.metrics.bf_fast import bf_cycle, new_machine, rng_uniform
 
 __all__ = ["KIND_FREQ", "KIND_HLQ", "KIND_Q", "KIND_RANDOM", "run_merged_episode"]
 
@@ -91,81 +92,17 @@ def run_merged_episode(
     srng[0] = sseed
     rcell = obs_cells if reverse else 0
     first_obs = 0 if reverse else 1
-    nstates = n**obs_cells
-    init_q = 0.0
-    if kind == KIND_Q:
-        init_q = params[0]
-    elif kind == KIND_HLQ:
-        init_q = params[1]
-    q = np.full((nstates, n), init_q)
-    e = np.zeros((nstates, n))
-    v = np.ones((nstates, n))
-    tot = np.zeros(n)
-    cnt = np.ones(n)
-    ratio = np.empty(n)
+    table, tally = new_agent(kind, params, n, n**obs_cells)
     prev_s = 0
     prev_a = 0
-    state = 0
-    pw = 1
-    for _ in range(obs_cells):
-        state += blank * pw
-        pw *= n
+    state = blank_state(n, obs_cells)
     r = 0.0
     total = 0.0
     on_a = 0
     for _i in range(length):
-        seen = rflip * r
-        if kind == KIND_RANDOM:
-            a = rng_below(arng, n)
-        elif kind == KIND_FREQ:
-            tot[prev_a] += seen
-            cnt[prev_a] += 1.0
-            for b in range(n):
-                ratio[b] = tot[b] / cnt[b]
-            a = _eps_greedy(_greedy(ratio, arng), params[0], n, arng)
-            prev_a = a
-        elif kind == KIND_Q:
-            lam = params[1]
-            alpha = params[2]
-            gamma = params[4]
-            astar = _greedy(q[state], arng)
-            a = _eps_greedy(astar, params[3], n, arng)
-            delta = seen + gamma * q[state, astar] - q[prev_s, prev_a]
-            e[prev_s, prev_a] += 1.0
-            ad = alpha * delta
-            decay = gamma * lam
-            cut = a != astar
-            for x in range(nstates):
-                for b in range(n):
-                    q[x, b] += ad * e[x, b]
-                    e[x, b] = 0.0 if cut else decay * e[x, b]
-            prev_s = state
-            prev_a = a
-        else:
-            lam = params[2]
-            eps = params[3]
-            gamma = params[4]
-            astar = _greedy(q[state], arng)
-            if params[0] == 0:
-                a = _eps_greedy(astar, eps, n, arng)
-            else:
-                a = _softmax(q[state], eps, arng)
-            delta = seen + gamma * q[state, astar] - q[prev_s, prev_a]
-            e[prev_s, prev_a] += 1.0
-            v[prev_s, prev_a] += 1.0
-            vsa = v[state, a]
-            denom = vsa - gamma * e[state, a]
-            decay = gamma * lam
-            cut = a != astar
-            for x in range(nstates):
-                for b in range(n):
-                    ind = 1.0 if (x == state and b == a) else 0.0
-                    beta = e[x, b] / denom * (lam * vsa + ind) / (lam * v[x, b] + ind)
-                    v[x, b] = lam * v[x, b] if v[x, b] > 1e-100 else 1e-100
-                    e[x, b] = 0.0 if cut else decay * e[x, b]
-                    q[x, b] += beta * delta
-            prev_s = state
-            prev_a = a
+        a, prev_s, prev_a = agent_step(
+            kind, params, rflip * r, state, prev_s, prev_a, table, tally, arng
+        )
         if rng_uniform(srng) < p:
             on_a += 1
             steps = bf_cycle(
@@ -179,11 +116,6 @@ def run_merged_episode(
             output = out_b
         if steps >= max_steps:
             return np.nan, True, on_a
-        r = 100 * (output[rcell] - mid) / mid
-        state = 0
-        pw = 1
-        for j in range(obs_cells):
-            state += output[first_obs + j] * pw
-            pw *= n
+        r, state = percept(output, rcell, first_obs, obs_cells, n, mid)
         total += rflip * r
     return total / length, False, on_a
