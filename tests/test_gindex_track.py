@@ -17,9 +17,9 @@ from pipeline.tracks.gindex import (
     TRACK,
     BenchmarkSettings,
     SubmissionSettings,
-    _cycle,
     maya_experiment_bundle,
 )
+from pipeline.tracks.gindex_validate import _cycle
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "submissions" / "maya-fbp-16"
