@@ -19,9 +19,10 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from pipeline.errors import Problem
+from pipeline.tracks._common import StrictSettings
 from pipeline.tracks.base import (
     BenchmarkInput,
     BundleInput,
@@ -37,8 +38,7 @@ PAPER = (
 )
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+_Strict = StrictSettings
 
 
 class AIQBenchmarkSettings(_Strict):

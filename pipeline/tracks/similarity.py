@@ -22,9 +22,10 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from pipeline.errors import Problem, ScoringError
+from pipeline.tracks._common import StrictSettings
 from pipeline.tracks.base import (
     BenchmarkInput,
     BundleInput,
@@ -44,8 +45,7 @@ def _all_merges() -> list[Merge]:
     return ["sampling", "stitching"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True)
+_Strict = StrictSettings
 
 
 class DeclaredTest(_Strict):
