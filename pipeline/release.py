@@ -41,12 +41,12 @@ class Release:
     bundles: dict[str, str]
 
     def members(self) -> list[tuple[str, str, str]]:
-        """(benchmark, bundle, hash) triples."""
+        """(benchmark, bundle, hash) triples, sorted as tuples (the store's order)."""
         out = []
-        for key, chash in sorted(self.bundles.items()):
+        for key, chash in self.bundles.items():
             bench, _, bundle = key.partition("/")
             out.append((bench, bundle, chash))
-        return out
+        return sorted(out)
 
 
 def read_releases(path: Path) -> list[Release]:
@@ -102,7 +102,7 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
     bench_hashes = {(b.id, b.content_hash) for b in store.benchmarks(current_only=False)}
     for rel in read_releases(path):
         if rel.name in stored:
-            if sorted(store.release_members(rel.name)) != rel.members() or \
+            if sorted(store.release_members(rel.name)) != sorted(rel.members()) or \
                     store.release_benchmarks(rel.name) != rel.benchmarks:
                 raise ReleaseError(
                     f"release {rel.name} in {path} differs from the one recorded in the store",

@@ -67,3 +67,18 @@ def test_fresh_store_rebuilds_release_from_file(subs, db, tmp_path):
         ingest(s, [subs])
         assert sync_releases(s, rel_file) == []
         assert [r[0] for r in s.releases()] == ["r1"]
+
+
+def test_benchmark_ids_that_prefix_each_other_keep_the_release_stable(subs, db):
+    import shutil
+
+    # "gen-mini" is a prefix of "gen-mini-two": as strings "gen-mini-two/..." sorts before
+    # "gen-mini/...", as (benchmark, bundle) tuples after; the check must not care.
+    shutil.copytree(subs / "gen-mini", subs / "gen-mini-two")
+    bench = subs / "gen-mini-two" / "benchmark.toml"
+    bench.write_text(bench.read_text().replace('id = "gen-mini"', 'id = "gen-mini-two"'))
+    rel_file = subs / "releases.toml"
+    with open_store(db) as s:
+        ingest(s, [subs])
+        record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1))
+        assert sync_releases(s, rel_file) == []
