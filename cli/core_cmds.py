@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from cli.context import STATE, console, info, progress_reporter
+from cli.executor_opts import ExecutorOpt, SchedulerOpt, WorkersOpt, open_executor
 
 Paths = Annotated[
     list[Path] | None,
@@ -93,16 +94,15 @@ def score(
     seed: Annotated[int, typer.Option(help="Root seed for bootstrap intervals.")] = 20211,
     option: Annotated[list[str] | None, typer.Option(
         "--option", help="Track option KEY=VALUE (e.g. convention=paper).")] = None,
-    executor: Annotated[str, typer.Option(help="inprocess, local or dask.")] = "local",
-    workers: Annotated[int | None, typer.Option(help="Worker processes.")] = None,
-    scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
+    executor: ExecutorOpt = "local",
+    workers: WorkersOpt = None,
+    scheduler: SchedulerOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Recompute unchanged inputs.")] = False,
 ) -> None:
     """Compute every metric for the current state and each release; store ranked scores."""
     from rich.table import Table
 
     from pipeline.errors import UsageError
-    from pipeline.executor import get_executor
     from pipeline.score import score_all
     from pipeline.store import open_store
 
@@ -112,15 +112,10 @@ def score(
         if not sep or not key:
             raise UsageError(f"--option {item!r}", hint="write KEY=VALUE")
         opts[key.strip()] = value.strip()
-    ex = get_executor(executor, workers=workers, scheduler=scheduler)
-    try:
-        with open_store(STATE.db_path, create=False) as store, progress_reporter() as progress:
-            report = score_all(store, releases=release, benchmarks=benchmark, seed=seed,
-                               options=opts, executor=ex, force=force, progress=progress)
-    finally:
-        close = getattr(ex, "close", None)
-        if callable(close):
-            close()
+    with open_executor(executor, workers, scheduler) as ex, \
+            open_store(STATE.db_path, create=False) as store, progress_reporter() as progress:
+        report = score_all(store, releases=release, benchmarks=benchmark, seed=seed,
+                           options=opts, executor=ex, force=force, progress=progress)
     table = Table(title="score")
     for col in ("release", "benchmark", "status", "rows"):
         table.add_column(col)
