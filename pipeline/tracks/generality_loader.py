@@ -1,92 +1,77 @@
-"""The safe folder loader of ``gmeter generality --benchmark``: a benchmark folder, no store.
+"""The folder loader of ``gmeter generality --benchmark``: a benchmark folder, no store.
 
-:func:`load_folder` reads a benchmark folder into memory (regular files only, nothing
-outside the folder) and :func:`benchmark_inputs` parses its manifests into track inputs.
-Re-exported by :mod:`pipeline.tracks.generality`.
+Both functions stand on the shared, hostile-input-safe reader and validator
+(:mod:`pipeline.bundles`, :mod:`pipeline.validate`), so the ad-hoc command checks a folder
+exactly as ``gmeter validate`` and ``gmeter ingest`` do. Re-exported by
+:mod:`pipeline.tracks.generality`.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.errors import GmeterError
+from pipeline.errors import GmeterError, Problem, ValidationFailed
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
-from pipeline.tracks.generality_settings import BenchmarkSettings
+
+
+def _fail(problems: list[Problem], what: str) -> ValidationFailed:
+    errors = [p for p in problems if p.severity == "error"]
+    return ValidationFailed(errors, f"{what}: " + "; ".join(str(p) for p in errors))
 
 
 def load_folder(root: Path) -> tuple[FileSet, list[FileSet]]:
     """Read a benchmark folder into memory: its own files and one FileSet per bundle.
 
-    Minimal and safe: regular files only (symbolic links are refused), nothing outside the
-    folder, bundles are the immediate sub-folders holding ``submission.toml``. The shared
-    loader :mod:`pipeline.bundles` replaces this in the main pipeline.
+    Files are read by :func:`pipeline.bundles.read_folder` (regular files only: symbolic
+    links, special files and oversized files are refused); bundles are the immediate
+    sub-folders holding ``submission.toml``. Manifests are not checked here.
+
+    Raises
+    ------
+    GmeterError
+        No ``benchmark.toml``, or a file that may not be read (the message names it).
     """
+    from pipeline.bundles import display, is_bundle_dir, read_folder
+
     root = root.resolve()
     if not (root / "benchmark.toml").is_file():
         raise GmeterError(f"{root} has no benchmark.toml", hint="give a benchmark folder")
-
-    def read(folder: Path, label: str, skip: set[str]) -> FileSet:
-        files: dict[str, bytes] = {}
-        stack = [folder]
-        while stack:
-            cur = stack.pop()
-            for entry in sorted(cur.iterdir()):
-                if entry.is_symlink():
-                    raise GmeterError(f"{entry} is a symbolic link", hint="replace it by a copy")
-                rel = entry.relative_to(folder).as_posix()
-                if entry.is_dir():
-                    if cur == folder and entry.name in skip:
-                        continue
-                    stack.append(entry)
-                elif entry.is_file():
-                    files[rel] = entry.read_bytes()
-        return FileSet(label, files)
-
-    bundle_dirs = sorted(
-        p
-        for p in root.iterdir()
-        if p.is_dir() and not p.is_symlink() and (p / "submission.toml").is_file()
-    )
-    bench = read(root, root.name, {p.name for p in bundle_dirs})
-    return bench, [read(p, f"{root.name}/{p.name}", set()) for p in bundle_dirs]
+    bundle_dirs = sorted(p for p in root.iterdir()
+                         if p.is_dir() and not p.is_symlink() and is_bundle_dir(p))
+    label = display(root)
+    bench = read_folder(root, label, skip_dirs=[p.name for p in bundle_dirs])
+    bundles = [read_folder(p, f"{label}/{p.name}") for p in bundle_dirs]
+    problems = bench.problems + [q for b in bundles for q in b.problems]
+    if problems:
+        raise _fail(problems, f"{root.name} cannot be read")
+    return (FileSet(label, bench.files),
+            [FileSet(f"{label}/{p.name}", b.files)
+             for p, b in zip(bundle_dirs, bundles, strict=True)])
 
 
 def benchmark_inputs(root: Path) -> tuple[BenchmarkInput, list[BundleInput]]:
-    """Parse a benchmark folder's manifests into track inputs (no store involved)."""
-    import tomllib
+    """Load and fully validate a generality benchmark folder (no store involved).
 
-    bench_fs, bundle_fs = load_folder(root)
-    try:
-        manifest = tomllib.loads(bench_fs.text("benchmark.toml"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise GmeterError(f"{bench_fs.where('benchmark.toml')}: {exc}") from exc
-    if manifest.get("track") != "generality":
+    Raises
+    ------
+    GmeterError
+        No ``benchmark.toml``, or not a generality benchmark.
+    ValidationFailed
+        Every problem of the benchmark and its bundles, at once.
+    """
+    from pipeline.validate import load_benchmark
+
+    root = root.resolve()
+    if not (root / "benchmark.toml").is_file():
+        raise GmeterError(f"{root} has no benchmark.toml", hint="give a benchmark folder")
+    loaded = load_benchmark(root)
+    if loaded.track is not None and loaded.track != "generality":
         raise GmeterError(
             f"{root.name} is not a generality benchmark",
             hint='give a folder whose benchmark.toml says track = "generality"',
         )
-    try:
-        settings = BenchmarkSettings.model_validate(manifest.get("generality", {}))
-    except Exception as exc:
-        raise GmeterError(f"{bench_fs.where('benchmark.toml')}: [generality]: {exc}") from exc
-    bench = BenchmarkInput(
-        id=str(manifest.get("id", root.name)),
-        track="generality",
-        version=str(manifest.get("version", "")),
-        manifest=manifest,
-        settings=settings.model_dump(mode="json"),
-        files=bench_fs,
-    )
-    bundles = []
-    for fs in bundle_fs:
-        sub = tomllib.loads(fs.text("submission.toml"))
-        bundles.append(
-            BundleInput(
-                id=fs.label.rsplit("/", 1)[-1],
-                benchmark=bench.id,
-                manifest=sub,
-                settings=dict(sub.get("generality", {})),
-                files=fs,
-            )
-        )
-    return bench, bundles
+    problems = loaded.problems + [p for b in loaded.bundles for p in b.problems]
+    if any(p.severity == "error" for p in problems) or loaded.input is None:
+        raise _fail(problems, f"{root.name}: the benchmark has problems")
+    bundles = [b.input for b in loaded.bundles if b.input is not None]
+    return loaded.input, bundles
