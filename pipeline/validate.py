@@ -26,7 +26,7 @@ from pipeline.bundles import (
 from pipeline.errors import Problem, UsageError
 from pipeline.manifest import ID_PATTERN, load_benchmark_manifest, load_submission_manifest
 from pipeline.tracks import get_track
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, iter_json_problems
 
 
 @dataclass
@@ -70,37 +70,10 @@ def _track_problems(kind: str, fn: object, *args: object) -> list[Problem]:
 
 
 def json_problems(fs: FileSet) -> list[Problem]:
-    """A problem for every ``.json`` file that is not strict JSON (NaN and Infinity refused)."""
-    import json
-
-    def refuse(name: str) -> object:
-        raise ValueError(f"{name} is not allowed in JSON")
-
-    out = []
-    for path in sorted(fs.files):
-        if not path.lower().endswith((".json", ".jsonl")):
-            continue
-        try:
-            text = fs.files[path].decode("utf-8")
-        except UnicodeDecodeError:
-            continue  # reported by read_folder
-        docs = text.splitlines() if path.lower().endswith(".jsonl") else [text]
-        for i, doc in enumerate(docs, start=1):
-            if path.endswith(".jsonl") and not doc.strip():
-                continue
-            try:
-                json.loads(doc, parse_constant=refuse)
-            except json.JSONDecodeError as exc:
-                line = i if path.endswith(".jsonl") else exc.lineno
-                out.append(Problem(fs.where(path), f"line {line}",
-                                   f"JSON does not parse ({exc.msg}, column {exc.colno})",
-                                   "fix the JSON syntax"))
-                break
-            except ValueError as exc:
-                out.append(Problem(fs.where(path), f"line {i}", str(exc),
-                                   "write numbers as finite JSON numbers"))
-                break
-    return out
+    """A problem for every ``.json``/``.jsonl`` file that is not strict JSON."""
+    paths = sorted(p for p in fs.files if p.lower().endswith((".json", ".jsonl")))
+    # read_folder has already reported files that are not UTF-8.
+    return [p for p in iter_json_problems(fs, paths) if p.field != "encoding"]
 
 
 def load_bundle(
@@ -194,7 +167,7 @@ def load_benchmark(
             "benchmark", get_track(str(track)).validate_benchmark, bench_input
         )
     bench = LoadedBenchmark(path.name, path, label, track if bench_input else None, bench_input,
-                            sorted(set(problems)), [])
+                            sorted(set(problems)), [], complete=only is None)
     seen: dict[str, str] = {}
     for p in bundle_dirs:
         if not is_bundle_dir(p) or (only is not None and p.name not in only):

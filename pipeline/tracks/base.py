@@ -444,11 +444,30 @@ def _reject_constant(name: str) -> Any:
 
 
 def iter_json_problems(fs: FileSet, paths: Sequence[str]) -> Iterator[Problem]:
-    """Yield a problem for each of ``paths`` that is not UTF-8 JSON."""
+    """Yield a problem for each of ``paths`` that is not strict UTF-8 JSON.
+
+    ``.jsonl`` files are checked line by line. NaN and Infinity are refused. The generic
+    validation runs this over every JSON file and tracks may run it again on their own
+    files: the problems are equal, so the de-duplicated report lists each once.
+    """
     for p in paths:
         try:
-            json.loads(fs.files[p].decode("utf-8"), parse_constant=_reject_constant)
+            text = fs.files[p].decode("utf-8")
         except UnicodeDecodeError:
-            yield Problem(fs.where(p), "-", "is not UTF-8 text", "save the file as UTF-8")
-        except ValueError as exc:
-            yield Problem(fs.where(p), "-", f"JSON does not parse ({exc})", "fix the JSON syntax")
+            yield Problem(fs.where(p), "encoding", "is not UTF-8 text", "save the file as UTF-8")
+            continue
+        lines = p.lower().endswith(".jsonl")
+        for i, doc in enumerate(text.splitlines() if lines else [text], start=1):
+            if lines and not doc.strip():
+                continue
+            try:
+                json.loads(doc, parse_constant=_reject_constant)
+            except json.JSONDecodeError as exc:
+                yield Problem(fs.where(p), f"line {i if lines else exc.lineno}",
+                              f"JSON does not parse ({exc.msg}, column {exc.colno})",
+                              "fix the JSON syntax")
+                break
+            except ValueError as exc:
+                yield Problem(fs.where(p), f"line {i}", str(exc),
+                              "write numbers as finite JSON numbers")
+                break

@@ -253,8 +253,9 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
                         f"no reference programs under {base}/<domain>/<task>.json",
                         "add the reference programs, one folder per task domain")]
     paths = [p for v in tasks.values() for _, p in v]
-    bad = {p.file for p in iter_json_problems(fs, paths)}
-    problems += list(iter_json_problems(fs, paths))
+    json_probs = list(iter_json_problems(fs, paths))
+    bad = {p.file for p in json_probs}
+    problems += json_probs
     seen: dict[str, str] = {}
     max_nodes = int(bench.settings.get("max_nodes", 2000))
     for d, items in tasks.items():
