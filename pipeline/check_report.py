@@ -8,13 +8,13 @@ so it cannot break the Markdown.
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 
 from pipeline.check_model import BenchmarkCheck, CheckReport, Entry, NewEntry
 from pipeline.errors import Problem
 from pipeline.integrity import Finding
+from pipeline.standings import fmt_num
 
 MARKER = "<!-- gmeter-check -->"
 """First line of the Markdown report; the CI workflow updates the comment that carries it."""
@@ -44,20 +44,8 @@ def code(text: object) -> str:
     return f"`{s}`"
 
 
-def num(v: float | None) -> str:
-    """About four significant digits; ``—`` for missing, ``∞`` for infinite."""
-    if v is None:
-        return "—"
-    if math.isnan(v):
-        return "NaN"
-    if math.isinf(v):
-        return "∞" if v > 0 else "−∞"
-    a = abs(v)
-    if a == 0:
-        return "0"
-    if a >= 1e6 or a < 1e-3:
-        return f"{v:.3e}"
-    return f"{v:.{min(5, max(0, 3 - math.floor(math.log10(a))))}f}"
+# Scores read the same in a PR report as on the site: one formatter.
+num = fmt_num
 
 
 def interval(lo: float | None, hi: float | None) -> str:
