@@ -15,6 +15,7 @@ from typing import Any
 import networkx as nx
 import numpy as np
 
+from bench.gindex_baseline import reference_delta
 from bench.harness import quick
 
 REPO = Path(__file__).resolve().parent.parent
@@ -22,60 +23,8 @@ DOMAINS = REPO / "submissions" / "maya-fbp-16" / "reference" / "domains"
 EXPERIMENTS = REPO / "tests" / "data" / "gindex" / "experiments"
 
 # --------------------------------------------------------------------------- the baseline
-SKIP = {"id", "x", "y", "z", "wires", "type", "endpointUrl", "name", "group", "tab", "label"}
-
-
-def _norm(flow: list[dict[str, Any]]) -> dict[Any, dict[str, Any]]:
-    out = {}
-    for node in flow:
-        n = dict(node)
-        w = n.get("wires", [])
-        if len(w) > 0 and isinstance(w[0], list):
-            w = [t for port in w for t in port]
-        n["wires"] = w
-        out[n["id"]] = n
-    return out
-
-
-def _w(n1: dict[str, Any], n2: dict[str, Any]) -> float:
-    if "type" not in n1 or "type" not in n2 or n1["type"] != n2["type"]:
-        return 0
-    num = den = 0
-    for k in n1:
-        if k in SKIP:
-            continue
-        den += 1
-        v1, v2 = n1[k], n2.get(k)
-        if (v1 is None) != (v2 is None) or v1 != v2:
-            continue
-        num += 1
-    return 1 if (den == 0 or num == den) else num / den
-
-
-def baseline_delta(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> float:
-    """The same definition, straightforwardly: the association graph built pair by pair in
-    Python, every maximal clique enumerated (``networkx.find_cliques``), the heaviest kept —
-    what the companion code does below 2000 association edges."""
-    A, B = _norm(a), _norm(b)
-    if not A or not B:
-        return 1.0
-    nm = [(k1, k2, _w(n1, n2)) for k1, n1 in A.items() for k2, n2 in B.items()]
-    nm = [x for x in nm if x[2] > 0]
-    if not nm:
-        return 1.0
-    g = nx.Graph()
-    g.add_nodes_from(range(len(nm)))
-    for i, (u1, v1, _) in enumerate(nm):
-        for j in range(i + 1, len(nm)):
-            u2, v2, _ = nm[j]
-            if u1 == u2 or v1 == v2:
-                continue
-            if (u2 in A[u1]["wires"]) == (v2 in B[v1]["wires"]) or (
-                u1 in A[u2]["wires"]
-            ) == (v1 in B[v2]["wires"]):
-                g.add_edge(i, j)
-    s = max(sum(nm[i][2] for i in c) for c in nx.find_cliques(g))
-    return 1 - (s / len(A)) * (s / len(B))
+# The same straightforward Δ the tests use as their independent oracle.
+baseline_delta = reference_delta
 
 
 def _nx_mwc_matrix(flows: list[Any]) -> list[list[float]]:
