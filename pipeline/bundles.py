@@ -191,6 +191,8 @@ class LoadedBenchmark:
     input: BenchmarkInput | None
     problems: list[Problem]
     bundles: list[LoadedBundle]
+    complete: bool = True
+    """Whether every bundle of the folder was loaded (not a selection of them)."""
 
     @property
     def ok(self) -> bool:

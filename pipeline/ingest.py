@@ -136,15 +136,10 @@ def ingest(
             out.outcomes.append(IngestOutcome(bench.id, b.id, status, b.input.content_hash,
                                               tuple(b.problems)))
         # A whole benchmark was given: bundles deleted from submissions/ stop being current.
-        if len(bench.bundles) == sum(1 for _ in _bundle_dirs(bench.path)):
+        if bench.complete:
             with store.transaction():
                 gone = store.retire_missing_bundles(bench.id, [b.id for b in bench.bundles])
             for g in gone:
                 out.outcomes.append(IngestOutcome(bench.id, g, "retired"))
     return out
 
-
-def _bundle_dirs(path: Path) -> list[Path]:
-    from pipeline.bundles import is_bundle_dir
-
-    return [p for p in path.iterdir() if p.is_dir() and is_bundle_dir(p)]

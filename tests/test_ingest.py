@@ -151,3 +151,14 @@ def test_bundles_remember_the_benchmark_version_they_were_submitted_under(subs, 
         ingest(s, [subs])
         _, rows = s.query("select id, benchmark_version from bundles where benchmark='gen-mini'")
     assert rows == [("alpha", "1.0.0")]  # unchanged bundle: still from version 1.0.0
+
+
+def test_ingesting_one_bundle_retires_none_of_the_others(subs, db):
+    import shutil
+
+    shutil.copytree(subs / "gen-mini" / "alpha", subs / "gen-mini" / "beta")
+    with open_store(db) as s:
+        ingest(s, [subs])
+        out = ingest(s, [subs / "gen-mini" / "alpha"])
+        assert [o.status for o in out.outcomes] == ["unchanged"]
+        assert [b.id for b in s.bundles("gen-mini")] == ["alpha", "beta"]
