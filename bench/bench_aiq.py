@@ -34,7 +34,8 @@ _pool: list[Any] = []
 
 
 def _workload(agent: str, plain: bool) -> Any:
-    from pipeline.metrics.aiq_runs import AIQSettings, RunItem, execute_run
+    from pipeline.metrics.aiq.runs import AIQSettings, RunItem
+    from pipeline.tracks.aiq.runner import execute_run
 
     bench = _bench()
     settings = AIQSettings(bench.config, EPISODE)
@@ -54,7 +55,7 @@ _loaded: list[Any] = []
 
 def _bench() -> Any:
     if not _loaded:
-        from pipeline.aiq_run import load_benchmark
+        from pipeline.tracks.aiq.run import load_benchmark
 
         _loaded.append(load_benchmark(BENCH))
     return _loaded[0]
@@ -84,9 +85,9 @@ def _throughput(agent: str) -> dict[str, Any]:
 
 
 def _reproduction() -> dict[str, Any]:
-    from pipeline.aiq_engine import run_aiq
     from pipeline.executor import get_executor
-    from pipeline.metrics.aiq_runs import AIQSettings
+    from pipeline.metrics.aiq.runs import AIQSettings
+    from pipeline.tracks.aiq.engine import run_aiq
 
     runs = 1000 if quick() else 10_000
     bench = _bench()

@@ -5,7 +5,7 @@ Two workloads stand for gmeter's heavy items:
 * an AIQ-like episode: a tabular Q-learning agent in a random 8-state MDP for 1500 steps,
   seeded per item with ``derive_rng(ROOT, i)`` (pure-Python loops, ~5-10 ms an item);
 * a Δ matrix: the exact divergence (maximum-weight clique search,
-  :func:`pipeline.metrics.delta.delta_value`) of every pair of synthetic 30-node flows,
+  :func:`pipeline.metrics.gindex.delta.delta_value`) of every pair of synthetic 30-node flows,
   generated deterministically (~5 ms a pair).
 """
 
@@ -30,8 +30,8 @@ from pipeline.executor import (
     _run_packed,
     derive_rng,
 )
-from pipeline.metrics.delta import delta_value
-from pipeline.metrics.flows import NormalFlow, normalise_flow
+from pipeline.metrics.gindex.delta import delta_value
+from pipeline.metrics.gindex.flows import NormalFlow, normalise_flow
 
 ROOT = 20211
 N_ITEMS = 40 if quick() else 1600  # workload items per map

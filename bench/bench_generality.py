@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from bench.harness import quick
-from pipeline.metrics.curves import curve_indicators
+from pipeline.metrics.generality.curves import curve_indicators
 
 N_AGENTS = 200 if quick() else 2000
 N_ITEMS = 500 if quick() else 5000
@@ -141,7 +141,8 @@ def _published_benchmarks() -> dict[str, Any]:
     from pathlib import Path
 
     from pipeline.tracks.base import ScoreContext
-    from pipeline.tracks.generality import TRACK, benchmark_inputs
+    from pipeline.tracks.generality.track import TRACK
+    from pipeline.validate import benchmark_inputs
 
     root = Path(__file__).resolve().parents[1] / "submissions"
     ids = [

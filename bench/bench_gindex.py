@@ -3,7 +3,7 @@ composed pair, a batch of mutated and composed pairs, and the 8 published g-inde
 
 Inputs are built once in :func:`benchmarks` (not timed) from the shipped reference flows
 (``submissions/maya-fbp-16/reference/domains``); composed flows are generated deterministically
-(:func:`pipeline.metrics.flows.compose_flows` / ``mutate_flow`` with fixed seeds).
+(:func:`pipeline.metrics.gindex.flows.compose_flows` / ``mutate_flow`` with fixed seeds).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ baseline_delta = reference_delta
 
 def _nx_mwc_matrix(flows: list[Any]) -> list[list[float]]:
     """``networkx.max_weight_clique`` (integer-scaled weights) on our candidates/conflicts."""
-    from pipeline.metrics.delta import candidates, conflict_pairs
-    from pipeline.metrics.flows import normalise_flow
+    from pipeline.metrics.gindex.delta import candidates, conflict_pairs
+    from pipeline.metrics.gindex.flows import normalise_flow
 
     norm = [normalise_flow(f) for f in flows]
     out = []
@@ -63,7 +63,7 @@ def _flows() -> list[list[dict[str, Any]]]:
 def composed_pair(flows: list[Any], n_nodes: int = 150, seed: int = 7) -> tuple[Any, Any]:
     """Two composed flows of ``n_nodes`` nodes: the same parts, b in another order (reversed
     chain links between parts) with a few mutations."""
-    from pipeline.metrics.flows import compose_flows, mutate_flow
+    from pipeline.metrics.gindex.flows import compose_flows, mutate_flow
 
     rng = np.random.default_rng(seed)
     idx: list[int] = []
@@ -80,7 +80,7 @@ def composed_pair(flows: list[Any], n_nodes: int = 150, seed: int = 7) -> tuple[
 
 def pair_batch(flows: list[Any], n_mutated: int, n_composed: int) -> list[tuple[Any, Any]]:
     """Mutations of the shipped flows and composed 30–150-node flows (like the hidden set)."""
-    from pipeline.metrics.flows import compose_flows, mutate_flow
+    from pipeline.metrics.gindex.flows import compose_flows, mutate_flow
 
     rng = np.random.default_rng(2021)
     pairs = []
@@ -99,10 +99,14 @@ def pair_batch(flows: list[Any], n_mutated: int, n_composed: int) -> list[tuple[
 
 
 def benchmarks() -> list[dict[str, Any]]:
-    from pipeline.metrics.delta import delta, delta_matrix
-    from pipeline.metrics.gindex import companion_g_index
-    from pipeline.metrics.omega import domain_distance_matrix
-    from pipeline.tracks.gindex import MAYA_DOMAIN_ORDER, experiment_tasks, parse_maya_experiment
+    from pipeline.metrics.gindex.delta import delta, delta_matrix
+    from pipeline.metrics.gindex.index import companion_g_index
+    from pipeline.metrics.gindex.omega import domain_distance_matrix
+    from pipeline.tracks.gindex.track import (
+        MAYA_DOMAIN_ORDER,
+        experiment_tasks,
+        parse_maya_experiment,
+    )
 
     flows = _flows()
     a150, b150 = composed_pair(flows)

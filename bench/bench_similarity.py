@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 
 from bench.harness import quick
-from pipeline.metrics.agents_fast import run_episode
-from pipeline.metrics.bf import BFConfig
-from pipeline.metrics.bf_fast import program_arrays, seed64
-from pipeline.metrics.merged_episode import run_merged_episode
-from pipeline.metrics.sampler_fast import sample_block_fast
-from pipeline.similarity_runs import RunRow, analyse_runs
+from pipeline.metrics.aiq.agents_fast import run_episode
+from pipeline.metrics.aiq.bf import BFConfig
+from pipeline.metrics.aiq.bf_fast import program_arrays, seed64
+from pipeline.metrics.aiq.merged_episode import run_merged_episode
+from pipeline.metrics.aiq.sampler_fast import sample_block_fast
+from pipeline.tracks.similarity.runs import RunRow, analyse_runs
 
 N_LIFETIMES = 40 if quick() else 200
 LENGTH = 1000

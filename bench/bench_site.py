@@ -37,7 +37,7 @@ def _setup() -> tuple[Path, Path]:
 
 
 def _build() -> Any:
-    from pipeline.build import build_site
+    from pipeline.site.build import build_site
 
     db, out = _setup()
     report = build_site(db, out)

@@ -62,8 +62,8 @@ def replay_cmd(
 
     Output (--json): {"rewards", "observations", "outputs", "steps", "failure": null|{"cycle": k}}.
     """
-    from pipeline.aiq_replay import format_table, parse_actions, replay_batch, replay_case
     from pipeline.errors import GmeterError, UsageError
+    from pipeline.tracks.aiq.replay import format_table, parse_actions, replay_batch, replay_case
 
     if batch is not None:
         if program is not None or program_opt is not None:
@@ -104,7 +104,7 @@ def replay_cmd(
     if as_json:
         sys.stdout.write(json.dumps(out) + "\n")
         return
-    from pipeline.metrics.bf import ReplayResult
+    from pipeline.metrics.aiq.bf import ReplayResult
 
     result = ReplayResult(
         tuple(out["rewards"]),
@@ -157,7 +157,7 @@ def run_cmd(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Test an agent on the benchmark's BF programs and write a bundle (aiq.toml, samples.csv)."""
-    from pipeline.aiq_run import run_to_bundle
+    from pipeline.tracks.aiq.run import run_to_bundle
 
     with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
         run, written = run_to_bundle(
@@ -179,8 +179,8 @@ def verify_cmd(
     bundle: Annotated[Path, typer.Argument(help="The bundle folder (aiq.toml, samples.csv).")],
 ) -> None:
     """Replay every logged run of a bundle and check its rewards, steps and status."""
-    from pipeline.aiq_verify import verify_dir
     from pipeline.errors import ValidationFailed
+    from pipeline.tracks.aiq.verify import verify_dir
 
     result = verify_dir(bundle)
     errors = [p for p in result.problems if p.severity == "error"]
@@ -218,9 +218,9 @@ def sample_cmd(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Draw a benchmark's program sample (accepted programs with their strata)."""
-    from pipeline.aiq_run import sample_to_folder
     from pipeline.errors import UsageError
-    from pipeline.metrics.bf import BFConfig
+    from pipeline.metrics.aiq.bf import BFConfig
+    from pipeline.tracks.aiq.run import sample_to_folder
 
     try:
         config = BFConfig(symbols, obs_cells, reverse_output, max_steps=max_steps)
@@ -249,7 +249,7 @@ def compare_cmd(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Paired AIQ difference of two agents (same programs and seeds: common random numbers)."""
-    from pipeline.aiq_run import compare_agents
+    from pipeline.tracks.aiq.run import compare_agents
 
     with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
         a, b, d = compare_agents(

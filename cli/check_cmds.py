@@ -35,8 +35,8 @@ def check(
     Exit code 1 when anything is an error; warnings pass. The store is never written: scores
     are recomputed in a scratch copy. See docs/submitting.md.
     """
-    from pipeline.check import check as run
-    from pipeline.check_report import render, to_markdown
+    from pipeline.check.report import render, to_markdown
+    from pipeline.check.run import check as run
     from pipeline.errors import UsageError
 
     if fmt not in ("text", "markdown", "json"):

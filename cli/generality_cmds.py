@@ -108,14 +108,16 @@ def generality_cmd(
     generality); JSON writes null for non-finite numbers.
     """
     from pipeline.errors import UsageError
-    from pipeline.tracks import generality_tables as gt
+    from pipeline.tracks.generality import tables as gt
 
     if fmt not in ("table", "csv", "json"):
         raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")
     if (responses is None) == (benchmark is None):
         raise UsageError("give either RESPONSES.csv or --benchmark FOLDER", hint="not both")
     if benchmark is not None:
-        rows, an = gt.benchmark_table(benchmark)
+        from pipeline.validate import benchmark_inputs
+
+        rows, an = gt.benchmark_table(*benchmark_inputs(benchmark, "generality"))
     else:
         assert responses is not None
         settings: dict[str, Any] = {

@@ -69,7 +69,7 @@ def _read_json(path: Path) -> Any:
 def _domains(folder: Path) -> dict[str, list[Any]]:
     """Domain name → flows of ``folder/<domain>/*.json`` (files sorted by name)."""
     from pipeline.errors import GmeterError
-    from pipeline.metrics.flows import FlowError, load_flow
+    from pipeline.metrics.gindex.flows import FlowError, load_flow
 
     out: dict[str, list[Any]] = {}
     for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
@@ -87,7 +87,7 @@ def _domains(folder: Path) -> dict[str, list[Any]]:
 
 def _order(order_file: Path | None, folder: Path, names: list[str]) -> list[str]:
     from pipeline.errors import UsageError
-    from pipeline.tracks.gindex import MAYA_DOMAIN_ORDER
+    from pipeline.tracks.gindex.track import MAYA_DOMAIN_ORDER
 
     found = order_file
     if found is None:
@@ -138,8 +138,8 @@ def delta_cmd(
         return
     if a is None or b is None:
         raise UsageError("give two flow files (or --pairs FILE)")
-    from pipeline.metrics.delta import delta_timed
-    from pipeline.metrics.flows import FlowError
+    from pipeline.metrics.gindex.delta import delta_timed
+    from pipeline.metrics.gindex.flows import FlowError
 
     try:
         res, seconds = delta_timed(_read_json(a), _read_json(b), conv)
@@ -159,7 +159,7 @@ def delta_cmd(
 def _delta_pairs(path: Path, conv: str, executor: str, workers: int | None,
                  scheduler: str | None) -> None:
     from pipeline.errors import GmeterError
-    from pipeline.metrics.delta import pair_record
+    from pipeline.metrics.gindex.delta import pair_record
 
     text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
     items: list[tuple[Any, Any, Any, str]] = []
@@ -205,7 +205,7 @@ def omega_cmd(
     conv = _convention(convention)
     flows = _domains(domains)
     if tasks:
-        from pipeline.metrics.omega import generalisation_level, omega_task
+        from pipeline.metrics.gindex.omega import generalisation_level, omega_task
 
         out: list[dict[str, Any]] = []
         for t in tasks:
@@ -221,12 +221,12 @@ def omega_cmd(
                 for d, v in sorted(rec["omega"].items(), key=lambda kv: kv[1]):
                     console.print(f"  {d:<24} {v:.3f}")
         return
-    from pipeline.metrics.omega import domain_distance_matrix
+    from pipeline.metrics.gindex.omega import domain_distance_matrix
 
     order = _order(domain_order, domains, sorted(flows))
     kind = "inprocess" if executor == "local" and len(flows) <= 32 else executor
     with open_executor(kind, workers, scheduler) as ex:
-        dd = domain_distance_matrix(flows, order, conv, executor=ex)
+        dd = domain_distance_matrix(flows, order, conv, map_fn=ex.map)
     if as_json:
         typer.echo(json.dumps({"order": list(dd.order), "matrix": dd.matrix.tolist(),
                                "convention": conv}))
@@ -255,7 +255,7 @@ def gindex_cmd(
     """The g-index of a published experiment (the companion code's per-domain form)."""
     from pipeline.errors import GmeterError
     from pipeline.executor import InProcessExecutor
-    from pipeline.tracks.gindex import experiment_g_index
+    from pipeline.tracks.gindex.track import experiment_g_index
 
     conv = _convention(convention)
     flows = _domains(domains)
@@ -313,7 +313,11 @@ def import_maya_experiment(
     import re
 
     from pipeline.errors import GmeterError, UsageError
-    from pipeline.tracks.gindex import MAYA_SYSTEMS, maya_experiment_bundle, parse_maya_experiment
+    from pipeline.tracks.gindex.track import (
+        MAYA_SYSTEMS,
+        maya_experiment_bundle,
+        parse_maya_experiment,
+    )
 
     obj = _read_json(file)
     try:

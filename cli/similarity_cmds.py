@@ -79,7 +79,7 @@ def show_cmd(
     dissimilarity, sufficient (A = the easier test, p = its proportion in the merge).
     """
     from pipeline.errors import UsageError
-    from pipeline.similarity_runs import analyse_runs_file, pair_rows, report_json
+    from pipeline.tracks.similarity.runs import analyse_runs_file, pair_rows, report_json
 
     if fmt not in ("table", "csv", "json"):
         raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")
@@ -166,8 +166,8 @@ def run_cmd(
     from dataclasses import asdict
 
     from cli.context import progress_reporter
-    from pipeline.similarity_bundle import run_and_write
-    from pipeline.similarity_experiment import ExperimentSettings, settings_from_manifest
+    from pipeline.tracks.similarity.bundle import run_and_write
+    from pipeline.tracks.similarity.experiment import ExperimentSettings, settings_from_manifest
 
     base = settings_from_manifest(from_) if from_ is not None else ExperimentSettings()
     given: dict[str, Any] = {
@@ -199,7 +199,7 @@ def run_cmd(
     for path in report.written:
         info(f"wrote {path}")
     info(f"{r.total_runs} runs, {r.failed_runs} failed at the step limit, {r.drawn} programs drawn")
-    from pipeline.similarity_runs import report_json
+    from pipeline.tracks.similarity.runs import report_json
 
     _print_tables(report_json(report.analysis))
 

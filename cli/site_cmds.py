@@ -24,7 +24,7 @@ def build(
     link is checked, and only then does it replace OUT; a failed build leaves OUT as it was.
     Set SOURCE_DATE_EPOCH to fix the build date (builds are byte-identical either way).
     """
-    from pipeline.build import build_site
+    from pipeline.site.build import build_site
 
     with progress_reporter() as progress:
         report = build_site(STATE.db_path, out, progress=progress)

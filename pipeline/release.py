@@ -26,6 +26,7 @@ from pathlib import Path
 
 from pipeline.errors import Problem, ReleaseError, ValidationFailed
 from pipeline.store import CURRENT, Store
+from pipeline.toml_writer import toml_string
 
 RELEASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
@@ -147,11 +148,11 @@ def record_release(
     if existing and date < max(r.date for r in existing):
         raise ReleaseError(f"{date} is before the last release",
                            hint="releases are recorded in date order")
-    lines = ["", "[[release]]", f'name = "{name}"', f"date = {date.isoformat()}",
-             f"notes = {_toml_str(notes)}", "[release.benchmarks]"]
-    lines += [f'"{k}" = "{v}"' for k, v in sorted(benches.items())]
+    lines = ["", "[[release]]", f"name = {toml_string(name)}", f"date = {date.isoformat()}",
+             f"notes = {toml_string(notes)}", "[release.benchmarks]"]
+    lines += [f"{toml_string(k)} = {toml_string(v)}" for k, v in sorted(benches.items())]
     lines.append("[release.bundles]")
-    lines += [f'"{k}" = "{v}"' for k, v in sorted(bundles.items())]
+    lines += [f"{toml_string(k)} = {toml_string(v)}" for k, v in sorted(bundles.items())]
     text = path.read_text(encoding="utf-8") if path.exists() else (
         "# Releases of this benchmark repository: written by `gmeter release`, never edited.\n")
     tmp = path.with_suffix(".toml.tmp")
@@ -160,7 +161,3 @@ def record_release(
     rel = Release(name, date, notes, benches, bundles)
     store.put_release(name, date, notes, "", rel.members(), benches)
     return rel
-
-
-def _toml_str(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'

@@ -23,10 +23,11 @@ from pipeline.bundles import (
     is_bundle_dir,
     read_folder,
 )
-from pipeline.errors import Problem, UsageError
+from pipeline.errors import GmeterError, Problem, UsageError, ValidationFailed
 from pipeline.manifest import ID_PATTERN, load_benchmark_manifest, load_submission_manifest
 from pipeline.tracks import get_track
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, iter_json_problems
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.filecheck import iter_json_problems
 
 
 @dataclass
@@ -239,3 +240,70 @@ def collect(paths: Sequence[Path], *, today: dt.date | None = None) -> Validatio
         for b in bench.bundles:
             report.problems += b.problems
     return report
+
+
+# --------------------------------------------------------------------------- one folder
+
+
+def _folder_failure(problems: list[Problem], what: str) -> ValidationFailed:
+    errors = [p for p in problems if p.severity == "error"]
+    return ValidationFailed(errors, f"{what}: " + "; ".join(str(p) for p in errors))
+
+
+def load_folder(root: Path) -> tuple[FileSet, list[FileSet]]:
+    """Read a benchmark folder into memory: its own files and one FileSet per bundle.
+
+    Files are read by :func:`pipeline.bundles.read_folder` (regular files only: symbolic
+    links, special files and oversized files are refused); bundles are the immediate
+    sub-folders holding ``submission.toml``. Manifests are not checked here.
+
+    Raises
+    ------
+    GmeterError
+        No ``benchmark.toml``, or a file that may not be read (the message names it).
+    """
+    root = root.resolve()
+    if not (root / "benchmark.toml").is_file():
+        raise GmeterError(f"{root} has no benchmark.toml", hint="give a benchmark folder")
+    bundle_dirs = sorted(p for p in root.iterdir()
+                         if p.is_dir() and not p.is_symlink() and is_bundle_dir(p))
+    label = display(root)
+    bench = read_folder(root, label, skip_dirs=[p.name for p in bundle_dirs])
+    bundles = [read_folder(p, f"{label}/{p.name}") for p in bundle_dirs]
+    problems = bench.problems + [q for b in bundles for q in b.problems]
+    if problems:
+        raise _folder_failure(problems, f"{root.name} cannot be read")
+    return (FileSet(label, bench.files),
+            [FileSet(f"{label}/{p.name}", b.files)
+             for p, b in zip(bundle_dirs, bundles, strict=True)])
+
+
+def benchmark_inputs(
+    root: Path, track: str = "generality"
+) -> tuple[BenchmarkInput, list[BundleInput]]:
+    """Load and fully validate one benchmark folder of ``track`` (no store involved).
+
+    The ad-hoc commands (``gmeter generality --benchmark``) check a folder exactly as
+    ``gmeter validate`` and ``gmeter ingest`` do.
+
+    Raises
+    ------
+    GmeterError
+        No ``benchmark.toml``, or not a benchmark of ``track``.
+    ValidationFailed
+        Every problem of the benchmark and its bundles, at once.
+    """
+    root = root.resolve()
+    if not (root / "benchmark.toml").is_file():
+        raise GmeterError(f"{root} has no benchmark.toml", hint="give a benchmark folder")
+    loaded = load_benchmark(root)
+    if loaded.track is not None and loaded.track != track:
+        raise GmeterError(
+            f"{root.name} is not a {track} benchmark",
+            hint=f'give a folder whose benchmark.toml says track = "{track}"',
+        )
+    problems = loaded.problems + [p for b in loaded.bundles for p in b.problems]
+    if any(p.severity == "error" for p in problems) or loaded.input is None:
+        raise _folder_failure(problems, f"{root.name}: the benchmark has problems")
+    bundles = [b.input for b in loaded.bundles if b.input is not None]
+    return loaded.input, bundles

@@ -6,23 +6,22 @@ import math
 
 import pytest
 
-from pipeline.metrics.agent_specs import PRESETS, parse_agent, preset_length
-from pipeline.metrics.agents import (
+from pipeline.metrics.aiq.agent_specs import PRESETS, parse_agent, preset_length
+from pipeline.metrics.aiq.agents import (
     FreqAgent,
     HLQLambdaAgent,
     QLambdaAgent,
     encode_observation,
     greedy,
 )
-from pipeline.metrics.aiq_runs import (
+from pipeline.metrics.aiq.bf import BFConfig, SplitMix64
+from pipeline.metrics.aiq.runs import (
     AIQSettings,
     RunItem,
     decode_actions,
     encode_actions,
-    execute_run,
-    run_agent_on_programs,
 )
-from pipeline.metrics.bf import BFConfig, SplitMix64
+from pipeline.tracks.aiq.runner import execute_run, run_agent_on_programs
 
 PROGRAMS = [",.#", ",+.#", ",>,<[->+<]>.#", "%.,.#", ",[-].#", ",>%.<.#", "+[]#"]
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.metrics.bf import (
+from pipeline.metrics.aiq.bf import (
     BFConfig,
     BFMachine,
     BFProgramError,
@@ -18,7 +18,7 @@ from pipeline.metrics.bf import (
     replay,
     simplify_program,
 )
-from pipeline.metrics.bf_fast import FastMachine, replay_fast
+from pipeline.metrics.aiq.bf_fast import FastMachine, replay_fast
 
 BF5 = BFConfig()
 

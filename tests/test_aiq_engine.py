@@ -7,18 +7,18 @@ import math
 import pytest
 from aiq_fixtures import reference_sample
 
-from pipeline.aiq_bundle import ParsedRows
-from pipeline.aiq_engine import (
+from pipeline.metrics.aiq.bf import BFConfig
+from pipeline.metrics.aiq.runs import AIQSettings, run_seed
+from pipeline.tracks.aiq.bundle import ParsedRows
+from pipeline.tracks.aiq.engine import (
     STATUS_OK,
     estimate_from_rows,
     pairs_by_stratum,
     run_aiq,
     run_aiq_difference,
 )
-from pipeline.aiq_programs import ProgramsParse, generate_sample
-from pipeline.aiq_verify import check_programs
-from pipeline.metrics.aiq_runs import AIQSettings, run_seed
-from pipeline.metrics.bf import BFConfig
+from pipeline.tracks.aiq.programs import ProgramsParse, generate_sample
+from pipeline.tracks.aiq.verify import check_programs
 
 SETTINGS = AIQSettings(BFConfig(), 100)
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.metrics.aiq import (
+from pipeline.metrics.aiq.estimator import (
     allocate,
     estimate_mc,
     estimate_mc_pairs,

@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.aiq_external import close_external_agents
 from pipeline.errors import AgentProtocolError
 from pipeline.executor import TaskFailed
-from pipeline.metrics.aiq_runs import AIQSettings, run_agent_on_programs
-from pipeline.metrics.bf import BFConfig
+from pipeline.metrics.aiq.bf import BFConfig
+from pipeline.metrics.aiq.runs import AIQSettings
+from pipeline.tracks.aiq.external import close_external_agents
+from pipeline.tracks.aiq.runner import run_agent_on_programs
 
 FIXTURE = Path(__file__).parent / "aiq_fixtures" / "json_agent.py"
 PROGRAMS = [",.#", ",>,<.>.#", "%.,.#", ",+.#"]
@@ -37,7 +38,7 @@ def _scores(agent: str, **kw) -> list:
 
 def test_python_class_agent_equals_the_compiled_reference() -> None:
     # FreqAgent() defaults to epsilon 0.07: exactly the compiled "freq,epsilon=0.07"
-    assert _scores("pipeline.metrics.agents:FreqAgent") == _scores("freq,epsilon=0.07")
+    assert _scores("pipeline.metrics.aiq.agents:FreqAgent") == _scores("freq,epsilon=0.07")
 
 
 def test_json_lines_agent_equals_the_compiled_reference() -> None:
@@ -64,7 +65,8 @@ def test_protocol_errors_are_clear(mode: str, message: str) -> None:
 
 
 def test_step_time_limit() -> None:
-    from pipeline.metrics.aiq_runs import RunItem, execute_run
+    from pipeline.metrics.aiq.runs import RunItem
+    from pipeline.tracks.aiq.runner import execute_run
 
     with pytest.raises(AgentProtocolError, match="step limit"):
         execute_run(
@@ -80,8 +82,8 @@ def test_bad_python_agents() -> None:
     with pytest.raises(TaskFailed, match="cannot import"):
         run_agent_on_programs("no_such_module_xyz:Agent", PROGRAMS[:1], SETTINGS, [1])
     with pytest.raises(TaskFailed, match="no class"):
-        run_agent_on_programs("pipeline.metrics.agents:Nope", PROGRAMS[:1], SETTINGS, [1])
+        run_agent_on_programs("pipeline.metrics.aiq.agents:Nope", PROGRAMS[:1], SETTINGS, [1])
     with pytest.raises(TaskFailed, match="no method"):
-        run_agent_on_programs("pipeline.metrics.bf:BFConfig", PROGRAMS[:1], SETTINGS, [1])
+        run_agent_on_programs("pipeline.metrics.aiq.bf:BFConfig", PROGRAMS[:1], SETTINGS, [1])
     with pytest.raises(TaskFailed, match="cannot start"):
         run_agent_on_programs("cmd:/no/such/program", PROGRAMS[:1], SETTINGS, [1])

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.metrics.aiq_sampler import (
+from pipeline.metrics.aiq.bf import BFConfig, SplitMix64
+from pipeline.metrics.aiq.sampler import (
     behaviour_class,
     classify,
     length_stratum,
     sample_block,
     stratum_probabilities,
 )
-from pipeline.metrics.bf import BFConfig, SplitMix64
-from pipeline.metrics.sampler_fast import sample_block_fast
+from pipeline.metrics.aiq.sampler_fast import sample_block_fast
 
 BF5 = BFConfig()
 

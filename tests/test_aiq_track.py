@@ -12,8 +12,8 @@ from aiq_fixtures import small_benchmark
 from typer.testing import CliRunner
 
 from cli.app import app
-from pipeline.aiq_verify import verify_dir, verify_files
-from pipeline.tracks.aiq import TRACK, AIQBenchmarkSettings
+from pipeline.tracks.aiq.track import TRACK, AIQBenchmarkSettings
+from pipeline.tracks.aiq.verify import verify_dir, verify_files
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
 
 

@@ -9,8 +9,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 HOMES = {
     "duckdb": {"pipeline/store.py"},
-    "jinja2": {"pipeline/render.py"},
-    "altair": {"pipeline/charts.py"},
+    "jinja2": {"pipeline/site/render.py"},
+    "altair": {"pipeline/site/charts.py"},
 }
 CLI_ONLY = {"typer", "rich"}
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from check_fixtures import commit, git
 
-from pipeline.check import CheckReport, check
+from pipeline.check.run import CheckReport, check
 from pipeline.executor import InProcessExecutor
 
 DATA = Path(__file__).parent / "data" / "check" / "toy-aiq"
@@ -90,7 +90,7 @@ def test_derived_base_state_equals_a_full_rescoring(repo: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Non-populational: the base state is derived from the new one (unchanged bundles keep
     their rows) instead of scored again; it must equal scoring the base state in full."""
-    import pipeline.check as check_module
+    import pipeline.check.run as check_module
 
     shutil.copytree(DATA / "freq-agent", repo / BENCH / "freq-agent")
     manifest = repo / BENCH / "random-agent" / "submission.toml"

@@ -25,8 +25,8 @@ from check_fixtures import (
     write,
 )
 
-from pipeline.check import CheckReport, check, read_scores
-from pipeline.check_report import MARKER, to_markdown, to_text
+from pipeline.check.report import MARKER, to_markdown, to_text
+from pipeline.check.run import CheckReport, check, read_scores
 from pipeline.errors import GmeterError, UsageError
 from pipeline.executor import InProcessExecutor
 

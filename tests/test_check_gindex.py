@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from check_fixtures import commit, git, write
 
-from pipeline.check import CheckReport, check
+from pipeline.check.run import CheckReport, check
 from pipeline.executor import InProcessExecutor
 
 BENCH = "submissions/toy-gindex"

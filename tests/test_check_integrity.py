@@ -10,18 +10,12 @@ from typing import Any
 
 import pytest
 
-from pipeline import integrity
-from pipeline.integrity import (
-    Finding,
-    IntegrityContext,
-    PullRequestContext,
-    all_checks,
-    run_benchmark_checks,
-    run_pull_request_checks,
-)
-from pipeline.integrity import aiq as aiq_checks
-from pipeline.integrity.gindex import same_program
+from pipeline.check.registry import all_checks, run_benchmark_checks, run_pull_request_checks
+from pipeline.tracks import review as integrity
+from pipeline.tracks.aiq import integrity as aiq_checks
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.gindex.integrity import same_program
+from pipeline.tracks.review import Finding, IntegrityContext, PullRequestContext
 
 ROOT = Path(__file__).resolve().parents[1]
 # A small Node-RED flow in the shape of the benchmark's reference programs: an HTTP endpoint.

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.check import BenchmarkCheck, CheckReport, Entry, compare, entries_of, tie_groups
-from pipeline.check_report import code, md, to_json, to_markdown, to_text
+from pipeline.check.gitdiff import FileChange, _parse_name_status, classify
+from pipeline.check.report import code, md, to_json, to_markdown, to_text
+from pipeline.check.run import BenchmarkCheck, CheckReport, Entry, compare, entries_of, tie_groups
 from pipeline.errors import UsageError
-from pipeline.gitdiff import FileChange, _parse_name_status, classify
 
 
 # --------------------------------------------------------------------------- gitdiff
@@ -107,7 +107,7 @@ def _report() -> CheckReport:
               {"m": (0.5, 0.4, 0.6), "other": (math.inf, None, None)})
     bc = BenchmarkCheck("b", "b", "generality", title="T | x", version="1.0.0",
                         primary_metric="m", targets=["evil|bundle"])
-    from pipeline.check import NewEntry
+    from pipeline.check.run import NewEntry
 
     bc.new_entries.append(NewEntry(e, 1, (), None))
     return CheckReport("paths", benchmarks=[bc])
@@ -123,7 +123,7 @@ def test_report_formats() -> None:
 
 
 def test_check_needs_a_base_or_paths(tmp_path: Path) -> None:
-    from pipeline.check import check
+    from pipeline.check.run import check
 
     with pytest.raises(UsageError):
         check()

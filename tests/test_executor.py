@@ -29,10 +29,9 @@ from pipeline.executor import (
     _drive,
     _run_chunk,
     _run_packed,
-    derive_rng,
-    derive_seed,
     get_executor,
 )
+from pipeline.metrics.seeds import derive_rng, derive_seed
 
 ROOT = 20211
 
@@ -409,7 +408,7 @@ DOMAINS = Path("/work/shared/data/gindex/domains")
 
 def delta_pair(flows: list[Any], ij: tuple[int, int]) -> float:
     """Δ of one ordered pair of normalised flows: the work item of a Δ matrix."""
-    from pipeline.metrics.delta import delta_value
+    from pipeline.metrics.gindex.delta import delta_value
 
     i, j = ij
     return delta_value(flows[i], flows[j])
@@ -430,8 +429,8 @@ def test_delta_matrix_is_identical_on_every_executor(
 ) -> None:
     from functools import partial
 
-    from pipeline.metrics.delta import delta_matrix
-    from pipeline.metrics.flows import normalise_flow
+    from pipeline.metrics.gindex.delta import delta_matrix
+    from pipeline.metrics.gindex.flows import normalise_flow
 
     normal = [normalise_flow(f, convention) for f in real_flows]
     n = len(normal)
@@ -453,9 +452,9 @@ def test_delta_matrix_is_identical_on_every_executor(
 
 
 def _aiq_items(n_programs: int) -> list[Any]:
-    from pipeline.metrics.aiq_runs import RunItem, run_seed
-    from pipeline.metrics.aiq_sampler import sample_block
-    from pipeline.metrics.bf import BFConfig
+    from pipeline.metrics.aiq.bf import BFConfig
+    from pipeline.metrics.aiq.runs import RunItem, run_seed
+    from pipeline.metrics.aiq.sampler import sample_block
 
     programs = sample_block(ROOT, n_programs, BFConfig()).programs
     # antithetic pairs with per-(program, sign) seeds, as the stratified estimator runs them
@@ -468,7 +467,8 @@ def test_aiq_runs_are_identical_on_every_executor(
     """The AIQ engine's work item (plain-Python agent and machine) on the three executors."""
     from functools import partial
 
-    from pipeline.metrics.aiq_runs import AIQSettings, execute_run
+    from pipeline.metrics.aiq.runs import AIQSettings
+    from pipeline.tracks.aiq.runner import execute_run
 
     items = _aiq_items(8)
     fn = partial(
@@ -489,7 +489,8 @@ def test_aiq_runs_are_identical_on_every_executor(
 def test_aiq_compiled_runs_are_identical_on_every_executor(
     local2: LocalProcessExecutor, dask2: DaskExecutor
 ) -> None:
-    from pipeline.metrics.aiq_runs import AIQSettings, run_agent_on_programs
+    from pipeline.metrics.aiq.runs import AIQSettings
+    from pipeline.tracks.aiq.runner import run_agent_on_programs
 
     items = _aiq_items(12)
     args = (

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.metrics.curves import (
+from pipeline.metrics.generality.curves import (
     agent_indicators,
     curve_indicators,
     curve_points,
@@ -22,7 +22,7 @@ from pipeline.metrics.curves import (
     merge_points,
     r_group_means,
 )
-from pipeline.metrics.fullstudy import (
+from pipeline.metrics.generality.fullstudy import (
     bin_difficulties,
     padded_indicators,
     padding_limits,
@@ -353,7 +353,7 @@ def test_rows_are_independent_and_order_free():
 
 
 def test_chunking_does_not_change_results(monkeypatch):
-    import pipeline.metrics.curves as curves
+    import pipeline.metrics.generality.curves as curves
 
     rng = np.random.default_rng(5)
     d = rng.random(300) * 10
@@ -395,7 +395,7 @@ def test_curve_points_for_charts():
 def test_sums_are_sequential_like_rs_loop(width):
     # The kernel relies on numpy reducing the outer axis row by row (not pairwise); pin it with
     # values whose sum depends on the order (a change in numpy would break bit-exactness).
-    from pipeline.metrics.curves import _sequential_sum
+    from pipeline.metrics.generality.curves import _sequential_sum
 
     rng = np.random.default_rng(width)
     x = rng.random((3001, width)) * 10.0 ** rng.uniform(-8, 8, size=(3001, 1))

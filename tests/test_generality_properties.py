@@ -13,8 +13,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from pipeline.metrics.curves import agent_indicators, curve_indicators
-from pipeline.metrics.normalised import normalised_generality
+from pipeline.metrics.generality.curves import agent_indicators, curve_indicators
+from pipeline.metrics.generality.normalised import normalised_generality
 
 grid_sizes = st.integers(5, 60)
 probs = st.floats(0.0, 1.0)

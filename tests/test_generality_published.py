@@ -13,14 +13,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.tracks.generality import (
+from pipeline.tracks.generality.track import (
     BenchmarkSettings,
     analyse,
     assemble,
-    benchmark_inputs,
     read_bundle,
     read_items,
 )
+from pipeline.validate import benchmark_inputs
 
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 

@@ -1,11 +1,14 @@
-"""R's numerics (pipeline.metrics.rnumerics): the shortcut for dyadic means is exactly R's mean."""
+"""R's numerics (pipeline.metrics.generality.rnumerics).
+
+The shortcut for dyadic means is exactly R's mean.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from pipeline.metrics.rnumerics import _dyadic_means, _ld_means, group_means_t
+from pipeline.metrics.generality.rnumerics import _dyadic_means, _ld_means, group_means_t
 
 
 def _r_mean(values: np.ndarray) -> float:

@@ -10,13 +10,13 @@ import pytest
 
 from pipeline.errors import ScoringError
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
-from pipeline.tracks.generality import (
+from pipeline.tracks.generality.track import (
     METRICS,
     TRACK,
     BenchmarkSettings,
     is_populational,
-    load_folder,
 )
+from pipeline.validate import load_folder
 
 
 def bench(settings: dict, files: dict[str, str] | None = None) -> BenchmarkInput:

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from pipeline.metrics.curves import curve_indicators
-from pipeline.metrics.normalised import isometric_curves, normalised_generality
-from pipeline.metrics.transforms import (
+from pipeline.metrics.generality.curves import curve_indicators
+from pipeline.metrics.generality.normalised import isometric_curves, normalised_generality
+from pipeline.metrics.generality.transforms import (
     aref,
     beta_parameters,
     dref,

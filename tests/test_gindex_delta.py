@@ -12,15 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench.gindex_baseline import reference_delta  # the independent oracle
-from pipeline.metrics.clique import assignment, conflict_matrix, max_weight_association_clique
-from pipeline.metrics.delta import (
+from pipeline.metrics.gindex.clique import (
+    assignment,
+    conflict_matrix,
+    max_weight_association_clique,
+)
+from pipeline.metrics.gindex.delta import (
     candidates,
     conflict_pairs,
     delta,
     delta_matrix,
     delta_matrix_map,
 )
-from pipeline.metrics.flows import (
+from pipeline.metrics.gindex.flows import (
     FlowError,
     compose_flows,
     mutate_flow,

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.metrics.delta import delta_matrix
-from pipeline.metrics.gindex import (
+from pipeline.metrics.gindex.delta import delta_matrix
+from pipeline.metrics.gindex.index import (
     TaskInput,
     bootstrap_ci,
     companion_g_index,
@@ -21,7 +21,7 @@ from pipeline.metrics.gindex import (
     responsiveness_curves,
     simulate_g_index,
 )
-from pipeline.metrics.omega import (
+from pipeline.metrics.gindex.omega import (
     cluster_tasks,
     domain_distance_matrix,
     generalisation_level,

@@ -9,17 +9,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.metrics.flows import mutate_flow
-from pipeline.metrics.gindex import companion_g_index
-from pipeline.metrics.omega import domain_distance_matrix
+from pipeline.metrics.gindex.flows import mutate_flow
+from pipeline.metrics.gindex.index import companion_g_index
+from pipeline.metrics.gindex.omega import domain_distance_matrix
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
-from pipeline.tracks.gindex import (
+from pipeline.tracks.gindex.track import (
     TRACK,
     BenchmarkSettings,
     SubmissionSettings,
     maya_experiment_bundle,
 )
-from pipeline.tracks.gindex_validate import _cycle
+from pipeline.tracks.gindex.validate import _cycle
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "submissions" / "maya-fbp-16"
@@ -143,7 +143,7 @@ def test_verified_bundle_scores_theta_from_programs(bench):
     g = next(r for r in res.rows if r.metric == "g_index")
     assert g.verified
     # expected: θ per domain = 1 - mean Δ(program, reference); E = log2(10*100/1000)
-    from pipeline.metrics.delta import delta
+    from pipeline.metrics.gindex.delta import delta
 
     by_dom: dict[str, list[float]] = {}
     for p, _ in bench.files.files.items():

@@ -14,10 +14,10 @@ from typer.testing import CliRunner
 
 from cli.app import app
 from pipeline.errors import UsageError
-from pipeline.metrics.agents_fast import run_episode
-from pipeline.metrics.bf_fast import program_arrays, seed64
-from pipeline.metrics.merged_episode import run_merged_episode
-from pipeline.similarity_experiment import (
+from pipeline.metrics.aiq.agents_fast import run_episode
+from pipeline.metrics.aiq.bf_fast import program_arrays, seed64
+from pipeline.metrics.aiq.merged_episode import run_merged_episode
+from pipeline.tracks.similarity.experiment import (
     FAMILIES,
     ExperimentSettings,
     run_experiment,
@@ -305,7 +305,7 @@ def test_committed_bundle_reruns_from_its_recorded_settings(bundle: str, tmp_pat
 def test_committed_episode_control_reads_unrelated() -> None:
     # Merging whole environments (fresh agent each) gives E[V_AB] = (V_A + V_B)/2, i.e. S = 0:
     # every published interval of the control must cover 0.
-    from pipeline.similarity_runs import analyse_runs_file
+    from pipeline.tracks.similarity.runs import analyse_runs_file
 
     report = analyse_runs_file(COMMITTED / "q-lambda-episode-control" / "runs.csv")
     pairs = report.configs[0].pairs

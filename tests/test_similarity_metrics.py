@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
-from pipeline.metrics.similarity import (
+from pipeline.metrics.similarity.measure import (
     affine_similarity,
     estimate_similarity,
     fieller_interval,

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from pipeline.metrics.mds import classical_mds
-from pipeline.metrics.similarity_suite import (
+from pipeline.metrics.similarity.mds import classical_mds
+from pipeline.metrics.similarity.suite import (
     PairSamples,
     bootstrap_diversity,
     similarity_matrix,

@@ -155,7 +155,7 @@ def test_pages_work_without_javascript(browser, server: str) -> None:
 def built_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from site_fixtures import make_store
 
-    from pipeline.build import build_site
+    from pipeline.site.build import build_site
 
     root = tmp_path_factory.mktemp("browser")
     db = make_store(root / "store.duckdb")

@@ -15,9 +15,9 @@ import pytest
 from site_fixtures import HOSTILE, NOW, make_store
 from typer.testing import CliRunner
 
-from pipeline.build import MARKER, build_site
 from pipeline.errors import BuildError, StoreError
-from pipeline.linkcheck import check_site
+from pipeline.site.build import MARKER, build_site
+from pipeline.site.linkcheck import check_site
 
 
 class Doc(HTMLParser):
@@ -287,10 +287,10 @@ def test_failed_build_keeps_the_old_site(
         build_site(tmp_path / "missing.duckdb", out)
     assert _snapshot(out) == before
 
-    import pipeline.render
+    import pipeline.site.render
 
     calls = {"n": 0}
-    real = pipeline.render.render
+    real = pipeline.site.render.render
 
     def flaky(template: str, page: object, **extra: object) -> str:
         calls["n"] += 1
@@ -298,7 +298,7 @@ def test_failed_build_keeps_the_old_site(
             raise RuntimeError("disk full (simulated)")
         return real(template, page, **extra)
 
-    monkeypatch.setattr(pipeline.render, "render", flaky)
+    monkeypatch.setattr(pipeline.site.render, "render", flaky)
     with pytest.raises(RuntimeError, match="simulated"):
         build_site(site.parent / "store.duckdb", out)
     assert _snapshot(out) == before
@@ -308,15 +308,15 @@ def test_failed_build_keeps_the_old_site(
 def test_broken_link_fails_the_build(
     site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pipeline.linkcheck
+    import pipeline.site.linkcheck
 
     out = tmp_path / "public"
     shutil.copytree(site, out)
     before = _snapshot(out)
     monkeypatch.setattr(
-        pipeline.linkcheck,
+        pipeline.site.linkcheck,
         "check_site",
-        lambda root: [pipeline.linkcheck.BrokenLink("index.html", "x/", "missing file")],
+        lambda root: [pipeline.site.linkcheck.BrokenLink("index.html", "x/", "missing file")],
     )
     with pytest.raises(BuildError, match="broken internal link"):
         build_site(site.parent / "store.duckdb", out)

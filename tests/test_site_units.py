@@ -10,13 +10,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.chart_dispatch import generic_chart, track_charts
-from pipeline.chartdata import as_matrix, as_records, clean
-from pipeline.linkcheck import check_site, parse_links
-from pipeline.pages import RunRecord, ScoreRecord
-from pipeline.render import dumps, render
-from pipeline.site_model import href, raw_path, safe_segment, safe_url, slugify, system_slugs
-from pipeline.standings import (
+from pipeline.site.chartdata import as_matrix, as_records, clean
+from pipeline.site.linkcheck import check_site, parse_links
+from pipeline.site.model import href, raw_path, safe_segment, safe_url, slugify, system_slugs
+from pipeline.site.pages import RunRecord, ScoreRecord
+from pipeline.site.render import dumps, render
+from pipeline.site.standings import (
     diff_standings,
     fmt_interval,
     fmt_num,
@@ -26,6 +25,7 @@ from pipeline.standings import (
     sparkline,
     standing,
 )
+from pipeline.site.track_charts import generic_chart, track_charts
 
 # --------------------------------------------------------------------------- ranks and groups
 
@@ -303,7 +303,7 @@ def test_known_track_charts() -> None:
 def test_tojson_escapes_script_breakers() -> None:
     out = render("_macros.html", None)  # macros only: renders to whitespace
     assert out.strip() == ""
-    from pipeline.render import _tojson
+    from pipeline.site.render import _tojson
 
     assert (
         str(_tojson({"a": "</script><b>&'"}))

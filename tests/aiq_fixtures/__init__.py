@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from pipeline.aiq_programs import ProgramSample, gzip_bytes, maybe_gunzip, parse_programs
+from pipeline.tracks.aiq.programs import ProgramSample, gzip_bytes, maybe_gunzip, parse_programs
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "submissions" / "aiq-bf5"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from pipeline.metrics.agents import FreqAgent
+from pipeline.metrics.aiq.agents import FreqAgent
 
 
 def main() -> None:

@@ -1,0 +1,1 @@
+"""``gmeter check``: validation, integrity checks and score changes of a pull request."""

@@ -1,0 +1,1 @@
+"""The static site: the store snapshot, page models, charts, templates, exports and the build."""

@@ -1,0 +1,92 @@
+"""Static assets of the site: the Vega JavaScript bundle and the CSS/JS in ``site_templates``.
+
+The Vega, Vega-Lite and vega-embed libraries come from vl-convert-python's bundled copy
+(:func:`vl_convert.javascript_bundle`), so a build needs no network and the site requests
+nothing outside itself. The bundle is wrapped in a function so that its many top-level
+declarations do not leak into the page's global scope; it still sets ``window.vegaEmbed``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from pipeline.errors import BuildError
+
+STATIC_DIR = Path(__file__).resolve().parents[2] / "site_templates" / "static"
+
+
+def cache_dir() -> Path:
+    """Where the generated bundle is cached: ``$GMETER_CACHE_DIR``, else the XDG cache."""
+    env = os.environ.get("GMETER_CACHE_DIR")
+    if env:
+        return Path(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "gmeter"
+
+
+@lru_cache(maxsize=1)
+def vega_bundle() -> str:
+    """Return the Vega + Vega-Lite + vega-embed bundle as one classic script.
+
+    Generating it takes seconds, so it is cached per process and on disk, keyed by the
+    vl-convert version (the cache is only an optimisation: any failure to use it is ignored).
+    """
+    try:
+        import vl_convert
+    except ImportError as exc:  # pragma: no cover - a dependency of gmeter
+        raise BuildError(
+            "vl-convert-python is not installed", hint="reinstall gmeter (make install)"
+        ) from exc
+    version = str(getattr(vl_convert, "__version__", "unknown"))
+    key = hashlib.sha256(f"{version}|{vl_convert.__file__}".encode()).hexdigest()
+    cached = cache_dir() / f"vega-{version}-{key[:12]}.js"
+    try:
+        text = cached.read_text(encoding="utf-8")
+        if text.endswith("}).call(window);\n"):
+            return text
+    except OSError:
+        pass
+    text = _generate(vl_convert)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, cached)
+    except OSError:
+        pass
+    return text
+
+
+def _generate(m: Any) -> str:
+    """Ask vl-convert for the bundle and wrap it (``m`` is the ``vl_convert`` module)."""
+    versions = (
+        f"vega {m.get_vega_version()}, vega-lite {m.get_vegalite_versions()[-1]}, "
+        f"vega-embed {m.get_vega_embed_version()}"
+    )
+    body = m.javascript_bundle()
+    return (
+        f"/* {versions}; bundled by vl-convert-python "
+        f"{getattr(m, '__version__', '')} (BSD-3-Clause). */\n"
+        f"(function () {{\n{body}\n}}).call(window);\n"
+    )
+
+
+def write_assets(site_root: Path) -> list[Path]:
+    """Write ``assets/`` (vega.js, site.css, site.js, favicon) under ``site_root``."""
+    out = site_root / "assets"
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    vega = out / "vega.js"
+    vega.write_text(vega_bundle(), encoding="utf-8")
+    written.append(vega)
+    for src in sorted(STATIC_DIR.iterdir()):
+        if src.is_file():
+            dst = out / src.name
+            shutil.copyfile(src, dst)
+            written.append(dst)
+    return written

@@ -1,0 +1,154 @@
+"""Charts of a leaderboard page drawn from the scores, plus the track's own chart data.
+
+From the scores, for every benchmark: the primary score of the top entries with intervals and
+tie groups, the best score in each version (state of the art over time) and, for the g-index,
+θ against training compute with the g-index as bubble size. Then every ``charts`` row of the
+version, through :func:`pipeline.site.track_charts.track_charts`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from pipeline.metrics.registry import metric_info
+from pipeline.site import charts as ch
+from pipeline.site.model import Site, TrackInfo, VersionData, slugify
+from pipeline.site.pages import BenchmarkRow
+from pipeline.site.standings import Entry, fmt_interval, fmt_num
+from pipeline.site.track_charts import track_charts
+
+SCORE_CHART_LIMIT = 40
+SCATTER_LIMIT = 100
+
+
+def entry_label(site: Site, bm_id: str, e: Entry) -> str:
+    """Name an entry: the system, with the agent when the bundle holds several."""
+    name = site.system_name(bm_id, e.bundle, e.content_hash)
+    return name if e.agent in (name, "") else f"{name} · {e.agent}"
+
+
+def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[ch.ChartSpec]:
+    """Charts from the scores (interval, state of the art, g-index bubbles) + the track's."""
+    st = vd.standings[bm.id]
+    m = metric_info(t.primary)
+    out: list[ch.ChartSpec] = []
+    recs, seen = [], set()
+    for e in st.entries[:SCORE_CHART_LIMIT]:
+        lbl = f"{e.rank or '—'}. {entry_label(site, bm.id, e)}"
+        if lbl in seen:
+            lbl = f"{lbl} ({e.bundle})"
+        seen.add(lbl)
+        v, lo, hi = e.primary.value, e.primary.ci_low, e.primary.ci_high
+        if v is None or not math.isfinite(v):
+            continue
+        recs.append(
+            {
+                "entry": lbl,
+                "value": v,
+                "low": lo if lo is not None else v,
+                "high": hi if hi is not None else v,
+                "value_text": fmt_num(v),
+                "interval": fmt_interval(lo, hi) or "none",
+                "group": str(e.group or "—"),
+                "tied": "tied with the leader" if e.group == 1 else "below the leader",
+            }
+        )
+    if recs and m.direction != "none":
+        top = f"top {len(recs)} " if len(st.entries) > len(recs) else ""
+        out.append(
+            ch.interval_chart(
+                "scores",
+                recs,
+                title=f"{m.label} of the {top}entries",
+                x=(m.label, m.unit),
+                what=bm.title,
+            )
+        )
+    sota = _sota(site, vd, bm, t) if m.direction != "none" else []
+    if len(sota) >= 2:
+        out.append(
+            ch.line_chart(
+                "sota",
+                sota,
+                title=f"Best {m.label} over time",
+                x=("release date", ""),
+                y=(f"best {m.label}", m.unit),
+                temporal=True,
+                step=True,
+                what=f"Step line of the best {m.label} in each version, labelled with the leader",
+            )
+        )
+    track_names = {c.name for c in site.charts.get((vd.version.name, bm.id), [])}
+    if t.name == "gindex" and "gindex_theta_compute" not in track_names:
+        p = _pairs(site, bm.id, st.entries[:SCATTER_LIMIT], "compute_log2", "theta_mean", "g_index")
+        if len(p) >= 2:
+            out.append(
+                ch.scatter_chart(
+                    "theta-compute",
+                    p,
+                    title="θ vs training compute",
+                    x=_axis("compute_log2"),
+                    y=_axis("theta_mean"),
+                    size=_axis("g_index"),
+                    what="after the paper's Figs. 12–13",
+                    labels=len(p) <= 30,
+                )
+            )
+    used = {c.key for c in out}
+    for rec in site.charts.get((vd.version.name, bm.id), []):
+        for made in track_charts("t-" + slugify(rec.name), rec.name, rec.data):
+            if made.key not in used:
+                used.add(made.key)
+                out.append(made)
+    return out
+
+
+def _axis(name: str) -> tuple[str, str]:
+    mi = metric_info(name)
+    return mi.label, mi.unit
+
+
+def _sota(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[dict[str, object]]:
+    """Return the best primary score in each version up to ``vd`` (Papers-with-Code style)."""
+    sign = -1.0 if metric_info(t.primary).direction == "lower" else 1.0
+    out: list[dict[str, object]] = []
+    for v in vd.history:
+        best = None
+        for key, recs in sorted(site.index.get((v.name, bm.id), {}).items()):
+            r = recs.get(t.primary)
+            if r is None or r.value is None or not math.isfinite(r.value):
+                continue
+            if best is None or sign * r.value > sign * best[0]:
+                best = (r.value, key, r.content_hash)
+        if best is not None:
+            who = site.system_name(bm.id, best[1][0], best[2])
+            out.append(
+                {
+                    "x": v.date.isoformat(),
+                    "y": best[0],
+                    "label": f"{v.name}: {who}",
+                }
+            )
+    return out
+
+
+def _pairs(
+    site: Site, bm_id: str, entries: Sequence[Entry], xm: str, ym: str, sm: str
+) -> list[dict[str, object]]:
+    res: list[dict[str, object]] = []
+    for e in entries:
+        x, y, s = e.metrics.get(xm), e.metrics.get(ym), e.metrics.get(sm)
+        if x is None or y is None or x.value is None or y.value is None:
+            continue
+        if not (math.isfinite(x.value) and math.isfinite(y.value)):
+            continue
+        p: dict[str, object] = {
+            "label": entry_label(site, bm_id, e),
+            "x": x.value,
+            "y": y.value,
+        }
+        if s is not None and s.value is not None and math.isfinite(s.value):
+            p["size"] = s.value
+        res.append(p)
+    return res

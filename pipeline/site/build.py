@@ -1,0 +1,322 @@
+"""The ``build`` use case: the read-only store → page models → specs → HTML → ``--out``.
+
+Phases (mkdocs-style): read everything from the store once (:func:`read_snapshot`), export
+the data files, compute every page model, render and write everything into a temporary
+directory next to ``out``, check every internal link, write the SHA-256 manifest, then swap
+the new site into place. Any failure before the swap leaves the previous site untouched.
+
+Deterministic: iteration is sorted, JSON keys are sorted and the only timestamp is
+``SOURCE_DATE_EPOCH`` (or, without it, the newest release/submission date in the store), so
+the same store gives byte-identical output.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline import __version__
+from pipeline.errors import BuildError
+from pipeline.site.pages import (
+    BenchmarkRow,
+    BundleRow,
+    ChartRecord,
+    FileRow,
+    ReleaseRow,
+    RunRecord,
+    ScoreRecord,
+    Snapshot,
+)
+
+MARKER = ".gmeter-site"
+"""A file at the root of every built site: ``build`` only ever replaces a folder that has it
+(or is empty), so ``--out ~`` cannot delete a home directory."""
+KEEP = ("README.md", "CNAME", ".gitkeep")
+"""Files of an existing ``--out`` folder carried into the new site (``public/README.md`` is
+committed in the repository; ``CNAME`` configures a GitHub Pages domain)."""
+_REPLACEABLE = {MARKER, ".nojekyll", *KEEP}
+
+ProgressFn = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What a build wrote."""
+
+    out: Path
+    pages: int
+    files: int
+    bytes: int
+    versions: tuple[str, ...]
+    benchmarks: int
+    seconds: float
+
+
+def _loads(text: Any) -> Any:
+    if text is None:
+        return None
+    return json.loads(text) if isinstance(text, str) else text
+
+
+def site_date(snap_dates: list[dt.date]) -> dt.date:
+    """``SOURCE_DATE_EPOCH`` as a UTC date, else the newest date in the store, else 1970-01-01."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    if epoch:
+        try:
+            return dt.datetime.fromtimestamp(int(epoch), dt.UTC).date()
+        except (ValueError, OverflowError, OSError) as exc:
+            raise BuildError(
+                f"SOURCE_DATE_EPOCH={epoch!r} is not a Unix time",
+                hint="unset it or give seconds since 1970",
+            ) from exc
+    return max(snap_dates, default=dt.date(1970, 1, 1))
+
+
+def read_snapshot(store: Any) -> Snapshot:
+    """Read everything the site shows from an open store, sorted."""
+    q = store.query
+    _, rows = q(
+        "select id, content_hash, track, title, version, description, licence, created, "
+        "manifest, source_path, git_commit, current from benchmarks "
+        "order by id, ingested_at, content_hash"
+    )
+    benchmarks = tuple(
+        BenchmarkRow(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4] or "",
+            r[5] or "",
+            r[6] or "",
+            r[7],
+            _loads(r[8]) or {},
+            r[9] or "",
+            r[10] or "",
+            bool(r[11]),
+        )
+        for r in rows
+    )
+    _, frows = q(
+        "select content_hash, path, sha256, size from bundle_files order by content_hash, path"
+    )
+    files: dict[str, list[FileRow]] = {}
+    for h, path, sha, size in frows:
+        files.setdefault(h, []).append(FileRow(path, sha, int(size)))
+    _, rows = q(
+        "select benchmark, id, content_hash, system_name, system_version, organisation, "
+        "url, submitted, licence, manifest, source_path, git_commit, current, "
+        "benchmark_version from bundles "
+        "order by benchmark, id, ingested_at, content_hash"
+    )
+    bundles = []
+    for r in rows:
+        manifest = _loads(r[9]) or {}
+        bundles.append(
+            BundleRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                r[4] or "",
+                r[5] or "",
+                r[6] or "",
+                r[7],
+                r[8] or "",
+                str(manifest.get("description", "") or ""),
+                r[10] or "",
+                r[11] or "",
+                bool(r[12]),
+                tuple(files.get(r[2], ())),
+                r[13] or "",
+            )
+        )
+    _, rows = q("select name, date, notes, code_version from releases order by date, name")
+    releases = tuple(ReleaseRow(r[0], r[1], r[2] or "", r[3] or "") for r in rows)
+    _, rows = q(
+        "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
+        "ci_high, rank, verified, code_version from scores "
+        "order by release, benchmark, bundle, agent, metric"
+    )
+    scores = tuple(
+        ScoreRecord(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            r[4],
+            r[5],
+            r[6],
+            r[7],
+            r[8],
+            None if r[9] is None else int(r[9]),
+            bool(r[10]),
+            r[11] or "",
+        )
+        for r in rows
+    )
+    _, rows = q(
+        "select release, benchmark, name, data from charts order by release, benchmark, name"
+    )
+    charts = tuple(ChartRecord(r[0], r[1], r[2], _loads(r[3])) for r in rows)
+    _, rows = q(
+        "select release, benchmark, benchmark_hash, track, code_version, notes "
+        "from score_runs order by release, benchmark"
+    )
+    runs = tuple(
+        RunRecord(
+            r[0], r[1], r[2] or "", r[3], r[4] or "", tuple(str(n) for n in _loads(r[5]) or ())
+        )
+        for r in rows
+    )
+    primary: dict[str, str] = {}
+    if "primary_metrics" in store.table_names():
+        _, rows = q("select track, metric from primary_metrics order by track")
+        primary = {r[0]: r[1] for r in rows}
+    dates = (
+        [r.date for r in releases]
+        + [b.submitted for b in bundles if b.submitted]
+        + [b.created for b in benchmarks if b.created]
+    )
+    return Snapshot(
+        benchmarks,
+        tuple(bundles),
+        releases,
+        scores,
+        charts,
+        runs,
+        primary,
+        site_date(dates),
+        f"gmeter {__version__}",
+    )
+
+
+def _check_out(out: Path) -> None:
+    if out.exists() and not out.is_dir():
+        raise BuildError(f"{out} exists and is not a folder", hint="pass another --out")
+    if out.is_dir():
+        names = {p.name for p in out.iterdir()}
+        if names and MARKER not in names and not names <= _REPLACEABLE:
+            raise BuildError(
+                f"refusing to replace {out}: it is not empty and was not built by gmeter",
+                hint=f"pass an empty or new folder as --out (a gmeter site has {MARKER})",
+            )
+
+
+def _swap(tmp: Path, out: Path) -> None:
+    """Move the finished site into place (two renames on one file system)."""
+    if out.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        old.rmdir()
+        os.replace(out, old)
+        try:
+            os.replace(tmp, out)
+        except OSError:
+            os.replace(old, out)
+            raise
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(tmp, out)
+
+
+class _Writer:
+    """Writes UTF-8 files under a root, creating each folder once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.made: set[str] = set()
+
+    def __call__(self, rel: str, text: str) -> int:
+        folder = os.path.dirname(rel)
+        if folder not in self.made:
+            (self.root / folder).mkdir(parents=True, exist_ok=True)
+            self.made.add(folder)
+        data = text.encode("utf-8")
+        with open(self.root / rel, "wb") as f:
+            f.write(data)
+        return len(data)
+
+
+def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) -> BuildReport:
+    """Build the whole site from the store at ``db_path`` into ``out`` (atomically).
+
+    Raises
+    ------
+    BuildError
+        On a broken internal link, an unusable ``--out`` or a failed phase; ``out`` is then
+        left exactly as it was.
+    StoreError
+        When the store is missing or not a gmeter store.
+    """
+    from pipeline.site import assemble as site_pages
+    from pipeline.site import exports, linkcheck, render
+    from pipeline.site import model as site_model
+    from pipeline.site.assets import write_assets
+    from pipeline.store import open_store
+
+    started = time.perf_counter()
+    out = Path(out).resolve()
+    _check_out(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    try:
+        with open_store(Path(db_path), read_only=True) as store:
+            snapshot = read_snapshot(store)
+            site = site_model.analyse(snapshot)
+            exports.export_data(store, tmp / "data")
+            exports.write_raw_files(store, site, tmp)
+        pages, specs = site_pages.build_pages(site)
+        write = _Writer(tmp)
+        built = snapshot.site_date.isoformat()
+        extra = {"generator": snapshot.generator, "built": built}
+        total = 0
+        for i, page in enumerate(pages):
+            total += write(page.path, render.render(page.template, page.context, **extra))
+            if progress and (i % 50 == 0 or i == len(pages) - 1):
+                progress("rendering pages", i + 1, len(pages))
+        for spec in specs:
+            total += write(spec.path, render.dumps(spec.spec) + "\n")
+        for rel, doc in sorted(exports.api_documents(site).items()):
+            total += write(rel, render.dumps(doc) + "\n")
+        total += write("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
+        write_assets(tmp)
+        for name in KEEP:
+            kept = out / name
+            if kept.is_file() and not kept.is_symlink():
+                shutil.copyfile(kept, tmp / name)
+        write(".nojekyll", "")
+        write(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
+        listing = exports.manifest(tmp)
+        write("data/manifest.json", render.dumps(listing) + "\n")
+        broken = linkcheck.check_site(tmp)
+        if broken:
+            shown = "\n".join(f"  {b}" for b in broken[:20])
+            more = f"\n  … and {len(broken) - 20} more" if len(broken) > 20 else ""
+            raise BuildError(
+                f"{len(broken)} broken internal link(s):\n{shown}{more}",
+                hint="the previous site was left in place",
+            )
+        n_files = len(listing["files"]) + 1
+        n_bytes = sum(int(f["size"]) for f in listing["files"])
+        _swap(tmp, out)
+    finally:
+        # Whatever failed, the half-built folder goes and the previous site stays.
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return BuildReport(
+        out,
+        len(pages),
+        n_files,
+        n_bytes,
+        tuple(v.version.name for v in site.versions),
+        len(site.latest.benchmarks) if site.latest else 0,
+        time.perf_counter() - started,
+    )

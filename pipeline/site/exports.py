@@ -1,0 +1,280 @@
+"""Data for readers: ``data/``, ``api/`` JSON, the Atom feed and raw bundle files.
+
+``data/`` holds the DuckDB file, Parquet and CSV per table and the SHA-256 manifest; the raw
+files of every bundle version shown are published under ``files/``.
+
+JSON conventions (API and specs): keys sorted, NaN as ``null``, ±∞ as the strings ``"inf"`` /
+``"-inf"`` (as in the store's JSON columns).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+import re
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pipeline.site.model import Site, raw_path, safe_segment
+from pipeline.site.pages import FeedEntry, FeedPage
+from pipeline.site.standings import Standing, Version
+from pipeline.store import Store
+
+FEED_LIMIT = 100
+BATCH = 200
+
+
+def _num(v: float | None) -> float | str | None:
+    if v is None or math.isnan(v):
+        return None
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+def export_data(store: Store, dest: Path) -> list[str]:
+    """Copy the DuckDB file and write one Parquet + one CSV per table/view into ``dest``."""
+    dest.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(store.path, dest / "gmeter.duckdb")
+    names = store.table_names()
+    for name in names:
+        store.export_table(name, dest / f"{name}.parquet", "parquet")
+        store.export_table(name, dest / f"{name}.csv", "csv")
+    return names
+
+
+def write_raw_files(store: Store, site: Site, root: Path) -> int:
+    """Publish the files of every bundle version shown on the site; return how many."""
+    hashes = sorted(
+        {e.content_hash for vd in site.versions for st in vd.standings.values() for e in st.entries}
+    )
+    count = 0
+    for start in range(0, len(hashes), BATCH):
+        chunk = [h for h in hashes[start : start + BATCH] if re.fullmatch(r"[0-9a-f]{8,128}", h)]
+        if not chunk:
+            continue
+        listed = ", ".join(f"'{h}'" for h in chunk)  # hex only: checked above
+        _, rows = store.query(
+            "select content_hash, path, content from bundle_files "
+            f"where content_hash in ({listed}) order by content_hash, path"
+        )
+        for h, path, data in rows:
+            target = root / raw_path(h, path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(bytes(data))
+            count += 1
+    return count
+
+
+def _entries(
+    site: Site, bid: str, st: Standing, stale: dict[tuple[str, str], str]
+) -> list[dict[str, Any]]:
+    out = []
+    for e in st.entries:
+        b = site.bundle(bid, e.bundle, e.content_hash)
+        out.append(
+            {
+                "rank": e.rank,
+                "group": e.group,
+                "bundle": e.bundle,
+                "agent": e.agent,
+                "system": b.system_name if b else e.bundle,
+                "organisation": b.organisation if b else "",
+                "submitted": b.submitted.isoformat() if b and b.submitted else None,
+                "content_hash": e.content_hash,
+                "verified": e.primary.verified,
+                "code_version": e.primary.code_version,
+                "stale": stale.get((e.bundle, e.agent), ""),
+                "metrics": {
+                    m: {
+                        "value": _num(r.value),
+                        "ci_low": _num(r.ci_low),
+                        "ci_high": _num(r.ci_high),
+                    }
+                    for m, r in sorted(e.metrics.items())
+                },
+            }
+        )
+    return out
+
+
+def _version_url(site: Site, v: Version) -> str:
+    for vd in site.versions:
+        if vd.version == v:
+            return vd.prefix
+    return ""
+
+
+def api_documents(site: Site) -> dict[str, Any]:
+    """Build the JSON API: ``api/index.json``, one file per benchmark and one per release."""
+    from pipeline.site.assemble import stale_reason
+
+    docs: dict[str, Any] = {}
+    latest = site.latest
+    if latest is None:
+        return {"api/index.json": {"versions": [], "benchmarks": []}}
+    stale: dict[str, dict[tuple[str, str], str]] = {}
+    if not latest.version.is_release:
+        for bm in latest.benchmarks:
+            stale[bm.id] = {
+                (e.bundle, e.agent): stale_reason(site, bm, e)
+                for e in latest.standings[bm.id].entries
+            }
+    docs["api/index.json"] = {
+        "latest": latest.version.name,
+        "versions": [
+            {
+                "name": vd.version.name,
+                "date": vd.version.date.isoformat(),
+                "release": vd.version.is_release,
+                "url": vd.prefix or "./",
+                "api": f"api/releases/{safe_segment(vd.version.name)}.json"
+                if vd.version.is_release
+                else None,
+            }
+            for vd in site.versions
+        ],
+        "benchmarks": [
+            {
+                "id": bm.id,
+                "title": bm.title,
+                "track": bm.track,
+                "url": f"benchmarks/{safe_segment(bm.id)}/",
+                "api": f"api/benchmarks/{safe_segment(bm.id)}.json",
+            }
+            for bm in latest.benchmarks
+        ],
+    }
+    for bm in latest.benchmarks:
+        t = site.tracks[bm.track]
+        hist = []
+        for vd in site.versions:
+            st = vd.standings.get(bm.id)
+            if st is None or not st.entries:
+                continue
+            hist.append(
+                {
+                    "version": vd.version.name,
+                    "date": vd.version.date.isoformat(),
+                    "entries": [
+                        {
+                            "bundle": e.bundle,
+                            "agent": e.agent,
+                            "rank": e.rank,
+                            "value": _num(e.primary.value),
+                        }
+                        for e in st.entries
+                    ],
+                }
+            )
+        docs[f"api/benchmarks/{safe_segment(bm.id)}.json"] = {
+            "id": bm.id,
+            "title": bm.title,
+            "track": bm.track,
+            "version": bm.version,
+            "content_hash": bm.content_hash,
+            "primary_metric": t.primary,
+            "secondary_metrics": list(t.secondary),
+            "as_of": latest.version.name,
+            "entries": _entries(site, bm.id, latest.standings[bm.id], stale.get(bm.id, {})),
+            "history": hist,
+        }
+    for vd in site.versions:
+        if not vd.version.is_release:
+            continue
+        docs[f"api/releases/{safe_segment(vd.version.name)}.json"] = {
+            "name": vd.version.name,
+            "date": vd.version.date.isoformat(),
+            "notes": vd.version.notes,
+            "previous": vd.previous.name if vd.previous else None,
+            "benchmarks": {
+                bm.id: {
+                    "title": bm.title,
+                    "track": bm.track,
+                    "version": bm.version,
+                    "content_hash": bm.content_hash,
+                    "primary_metric": site.tracks[bm.track].primary,
+                    "entries": _entries(site, bm.id, vd.standings[bm.id], {}),
+                    "changes": [
+                        {
+                            "kind": c.kind,
+                            "bundle": c.bundle,
+                            "agent": c.agent,
+                            "detail": c.detail,
+                            "why": c.why,
+                        }
+                        for c in vd.changes.get(bm.id, [])
+                    ],
+                }
+                for bm in vd.benchmarks
+            },
+        }
+    return docs
+
+
+def feed(site: Site) -> FeedPage:
+    """Build the Atom feed: per version and benchmark, its new entries and corrections."""
+    entries = []
+    for vd in site.versions:
+        for bm in vd.benchmarks:
+            changes = [c for c in vd.changes.get(bm.id, []) if c.kind in ("new", "changed")]
+            if not changes:
+                continue
+            new = sum(c.kind == "new" for c in changes)
+            fixed = len(changes) - new
+            parts = []
+            if new:
+                parts.append(f"{new} new entr{'y' if new == 1 else 'ies'}")
+            if fixed:
+                parts.append(f"{fixed} correction{'s' * (fixed != 1)}")
+            lines = []
+            for c in changes[:20]:
+                who = site.system_name(bm.id, c.bundle, "")
+                lines.append(
+                    f"{'new' if c.kind == 'new' else 'corrected'}: {who}"
+                    f"{'' if c.agent in (who, '') else ' · ' + c.agent} — {c.detail}"
+                    f"{' (' + c.why + ')' if c.why else ''}"
+                )
+            if len(changes) > 20:
+                lines.append(f"… and {len(changes) - 20} more")
+            date = vd.version.date.isoformat()
+            entries.append(
+                FeedEntry(
+                    f"tag:gmeter,{date}:{vd.version.name}/{bm.id}",
+                    f"{bm.title}: {', '.join(parts)} ({vd.version.label})",
+                    f"{date}T00:00:00Z",
+                    f"{vd.prefix}benchmarks/{safe_segment(bm.id)}/",
+                    "\n".join(lines),
+                )
+            )
+    entries.sort(key=lambda e: (e.updated, e.id), reverse=True)
+    entries = entries[:FEED_LIMIT]
+    updated = entries[0].updated if entries else f"{site.snapshot.site_date.isoformat()}T00:00:00Z"
+    return FeedPage("gmeter leaderboards", "tag:gmeter,2024:feed", updated, tuple(entries))
+
+
+def sha256_file(path: Path) -> str:
+    """Return the SHA-256 of a file (hex)."""
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def manifest(root: Path, *, exclude: str = "data/manifest.json") -> dict[str, Any]:
+    """SHA-256 and size of every file of the site (sorted by path)."""
+    found = []
+    for dirpath, _dirs, names in os.walk(root):
+        for name in names:
+            full = Path(dirpath) / name
+            rel = full.relative_to(root).as_posix()
+            if rel != exclude:
+                found.append((rel, full))
+    files = [
+        {"path": rel, "sha256": sha256_file(full), "size": full.stat().st_size}
+        for rel, full in sorted(found)
+    ]
+    return {"algorithm": "sha256", "files": files}

@@ -1,0 +1,321 @@
+"""The site's analysis: versions, standings, changes, system slugs and lookups.
+
+:func:`analyse` turns a :class:`~pipeline.site.pages.Snapshot` into a :class:`Site` — everything the
+page builders (:mod:`pipeline.site.assemble`) and the exports (:mod:`pipeline.site.exports`) need,
+computed once, in a deterministic order. Pure: no files, no store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from pipeline.metrics.registry import METRICS, metric_info
+from pipeline.site.pages import BenchmarkRow, BundleRow, ChartRecord, RunRecord, Snapshot
+from pipeline.site.standings import (
+    CURRENT,
+    Change,
+    ScoreIndex,
+    Standing,
+    Version,
+    diff_standings,
+    index_scores,
+    site_versions,
+    standing,
+)
+
+_TRACK_FALLBACK: dict[str, tuple[str, str, bool]] = {
+    "gindex": (
+        "g-index",
+        "Venkatasubramanian, Mantena, Kaznatcheev & Tsao 2021, “Towards a Measure of General "
+        "Machine Intelligence”, arXiv:2109.12075",
+        False,
+    ),
+    "generality": (
+        "Generality",
+        "Hernández-Orallo, Loe, Cheke, Martínez-Plumed & Ó hÉigeartaigh 2021, “General "
+        "intelligence disentangled via a generality metric for natural and artificial "
+        "intelligence”, Scientific Reports 11, 22822 (supplement)",
+        True,
+    ),
+    "aiq": (
+        "AIQ",
+        "Legg & Veness 2013, “An Approximation of the Universal Intelligence Measure”, "
+        "Algorithmic Probability and Friends, LNCS 7070",
+        False,
+    ),
+    "similarity": (
+        "Test similarity",
+        "Pereyda & Holder 2020, “Measuring the Relative Similarity and Difficulty Between AI "
+        "Benchmark Problems”, AAAI Workshop on Evaluating Evaluation of AI Systems",
+        False,
+    ),
+}
+
+
+@dataclass(frozen=True)
+class TrackInfo:
+    """What the site needs from a track: names, paper, ranking metric, extra columns."""
+
+    name: str
+    title: str
+    paper: str
+    primary: str
+    secondary: tuple[str, ...]
+    populational: bool
+
+
+def track_info(name: str, primary_from_store: str | None = None) -> TrackInfo:
+    """Describe a track from its TrackSpec, or from built-in text and the registry.
+
+    Track modules land independently; until one exists (or if it fails to import) the site
+    uses the paper reference below and the registry's metrics of that track.
+    """
+    try:
+        from pipeline.tracks import get_track
+
+        spec = get_track(name)
+        return TrackInfo(
+            name,
+            spec.title,
+            spec.paper,
+            primary_from_store or spec.primary_metric,
+            tuple(spec.secondary_metrics),
+            bool(spec.populational),
+        )
+    except Exception:  # a missing or unfinished track module must not break the site
+        pass
+    title, paper, populational = _TRACK_FALLBACK.get(name, (name, "", False))
+    ours = [m for m in METRICS.values() if m.track == name]
+    ranked = [m.name for m in ours if m.direction != "none"]
+    primary = primary_from_store or (ranked[0] if ranked else (ours[0].name if ours else "score"))
+    secondary = tuple(m.name for m in ours if m.name != primary)
+    return TrackInfo(name, title, paper, primary, secondary, populational)
+
+
+# --------------------------------------------------------------------------- names and links
+
+
+def slugify(text: str) -> str:
+    """ASCII slug: lowercase letters, digits and single hyphens (``item`` if nothing is left)."""
+    norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    slug = re.sub(r"[^a-z0-9]+", "-", norm.lower()).strip("-")
+    return slug[:60].strip("-") or "item"
+
+
+def safe_segment(name: str) -> str:
+    """Return a path segment for an id: kept when already safe, else slug + short hash."""
+    if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,80}", name) and ".." not in name:
+        return name
+    return f"{slugify(name)}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
+def system_slugs(names: set[str]) -> dict[str, str]:
+    """Map system names to page slugs; names whose slugs collide all get a hash suffix."""
+    by_slug: dict[str, list[str]] = defaultdict(list)
+    for n in sorted(names):
+        by_slug[slugify(n)].append(n)
+    out = {}
+    for slug, group in by_slug.items():
+        for n in group:
+            out[n] = (
+                slug if len(group) == 1 else f"{slug}-{hashlib.sha256(n.encode()).hexdigest()[:8]}"
+            )
+    return out
+
+
+def safe_url(url: str) -> str | None:
+    """Only absolute http(s) URLs are linked (never ``javascript:`` and friends)."""
+    url = (url or "").strip()
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme in ("http", "https") and parts.netloc and not any(c in url for c in " \n\r\t"):
+        return url
+    return None
+
+
+SAFE_EXTENSIONS = frozenset({"json", "csv", "toml", "txt", "md", "tsv", "log", "yaml", "yml"})
+"""Raw bundle files keep these extensions; any other gets ``.txt`` appended so that a static
+server never serves a bundle's file as HTML, SVG or script from the site's origin."""
+
+
+def raw_path(content_hash: str, path: str) -> str:
+    """Where a bundle file is published: ``files/<hash[:16]>/<sanitised path>``."""
+    segs = []
+    for seg in path.split("/"):
+        if seg in ("", ".", ".."):
+            continue
+        segs.append(re.sub(r"[^A-Za-z0-9._-]", "_", seg).lstrip(".") or "_")
+    name = "/".join(segs) or "file"
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name.rsplit("/", 1)[-1] else ""
+    if ext not in SAFE_EXTENSIONS:
+        name += ".txt"
+    return f"files/{content_hash[:16]}/{name}"
+
+
+def href(from_path: str, to: str) -> str:
+    """Return the link from the page at ``from_path`` to the site path ``to`` (dir/ or file)."""
+    src = from_path.split("/")[:-1]
+    is_dir = to.endswith("/") or to == ""
+    dst = [p for p in to.split("/") if p]
+    common = 0
+    while common < min(len(src), len(dst)) and src[common] == dst[common]:
+        common += 1
+    parts = [".."] * (len(src) - common) + dst[common:]
+    rel = "/".join(parts)
+    if is_dir:
+        return (rel + "/") if rel else "./"
+    return rel
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+@dataclass
+class VersionData:
+    """One version of the site with its standings and changes.
+
+    ``prefix`` is where its permalink pages live (``releases/<name>/``; ``""`` for
+    ``current``). The latest version is also rendered at the site root.
+    """
+
+    version: Version
+    prefix: str
+    previous: Version | None
+    history: list[Version]
+    benchmarks: list[BenchmarkRow]
+    standings: dict[str, Standing] = field(default_factory=dict)
+    changes: dict[str, list[Change]] = field(default_factory=dict)
+    slugs: dict[str, str] = field(default_factory=dict)
+    last_change: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Site:
+    """Everything the builders need, computed once."""
+
+    snapshot: Snapshot
+    versions: list[VersionData]
+    latest: VersionData | None
+    index: ScoreIndex
+    tracks: dict[str, TrackInfo]
+    bundles: dict[tuple[str, str, str], BundleRow]
+    current_bundles: dict[tuple[str, str], BundleRow]
+    current_benchmarks: dict[str, BenchmarkRow]
+    runs: dict[tuple[str, str], RunRecord]
+    charts: dict[tuple[str, str], list[ChartRecord]]
+    labels: dict[str, str]
+
+    def bundle(self, benchmark: str, bundle: str, content_hash: str) -> BundleRow | None:
+        """Return the bundle version a score was computed on (falling back to the current one)."""
+        return self.bundles.get((benchmark, bundle, content_hash)) or self.current_bundles.get(
+            (benchmark, bundle)
+        )
+
+    def system_name(self, benchmark: str, bundle: str, content_hash: str) -> str:
+        """Return the display name of the system behind a score."""
+        b = self.bundle(benchmark, bundle, content_hash)
+        return b.system_name if b is not None else bundle
+
+
+def _benchmark_for(
+    bid: str,
+    version: str,
+    runs: dict[tuple[str, str], RunRecord],
+    by_hash: dict[tuple[str, str], BenchmarkRow],
+    current: dict[str, BenchmarkRow],
+    any_row: dict[str, BenchmarkRow],
+) -> BenchmarkRow:
+    run = runs.get((version, bid))
+    if run is not None and (bid, run.benchmark_hash) in by_hash:
+        return by_hash[(bid, run.benchmark_hash)]
+    if bid in current:
+        return current[bid]
+    if bid in any_row:
+        return any_row[bid]
+    track = run.track if run is not None else ""
+    return BenchmarkRow(bid, "", track, bid, "", "", "", None, {}, "", "", False)
+
+
+def analyse(snapshot: Snapshot) -> Site:
+    """Compute versions, standings, changes and slugs for the whole site."""
+    index = index_scores(snapshot.scores)
+    bundles = {(b.benchmark, b.id, b.content_hash): b for b in snapshot.bundles}
+    current_bundles = {(b.benchmark, b.id): b for b in snapshot.bundles if b.current}
+    by_hash = {(b.id, b.content_hash): b for b in snapshot.benchmarks}
+    current_bm = {b.id: b for b in snapshot.benchmarks if b.current}
+    any_bm = {b.id: b for b in snapshot.benchmarks}
+    runs = {(r.release, r.benchmark): r for r in snapshot.runs}
+    charts: dict[tuple[str, str], list[ChartRecord]] = defaultdict(list)
+    for c in sorted(snapshot.charts, key=lambda c: (c.release, c.benchmark, c.name)):
+        charts[(c.release, c.benchmark)].append(c)
+    tracks: dict[str, TrackInfo] = {}
+    labels = {name: m.label for name, m in METRICS.items()}
+    for metric in {s.metric for s in snapshot.scores}:
+        labels.setdefault(metric, metric_info(metric).label)
+
+    def info(track: str) -> TrackInfo:
+        if track not in tracks:
+            tracks[track] = track_info(track, snapshot.primary_metrics.get(track))
+        return tracks[track]
+
+    site = Site(
+        snapshot,
+        [],
+        None,
+        index,
+        tracks,
+        bundles,
+        current_bundles,
+        current_bm,
+        runs,
+        charts,
+        labels,
+    )
+    versions = site_versions(snapshot)
+    previous: VersionData | None = None
+    last_change: dict[str, str] = {}
+    for i, v in enumerate(versions):
+        prefix = "" if v.name == CURRENT else f"releases/{safe_segment(v.name)}/"
+        ids = {bid for (rel, bid) in index if rel == v.name} | {
+            r.benchmark for r in snapshot.runs if r.release == v.name
+        }
+        if v.name == CURRENT:
+            ids |= set(current_bm)
+        rows = [_benchmark_for(b, v.name, runs, by_hash, current_bm, any_bm) for b in sorted(ids)]
+        vd = VersionData(v, prefix, previous.version if previous else None, versions[: i + 1], rows)
+        names: set[str] = set()
+        for bm in rows:
+            t = info(bm.track)
+            metric = t.primary
+            st = standing(index, v.name, bm.id, metric, metric_info(metric).direction)
+            vd.standings[bm.id] = st
+            old = previous.standings.get(bm.id) if previous else None
+            ch = diff_standings(
+                old,
+                st,
+                old_run=runs.get((previous.version.name, bm.id)) if previous else None,
+                new_run=runs.get((v.name, bm.id)),
+                populational=t.populational,
+                labels=labels,
+            )
+            vd.changes[bm.id] = ch
+            if ch:
+                last_change[bm.id] = v.date.isoformat()
+            names |= {site.system_name(bm.id, e.bundle, e.content_hash) for e in st.entries}
+            names |= {
+                site.system_name(bm.id, k[0], next(iter(ms.values())).content_hash)
+                for k, ms in st.others
+            }
+        vd.slugs = system_slugs(names)
+        vd.last_change = dict(last_change)
+        site.versions.append(vd)
+        previous = vd
+    site.latest = site.versions[-1] if site.versions else None
+    return site

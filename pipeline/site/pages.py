@@ -1,0 +1,486 @@
+"""Typed inputs and page contexts of the static site.
+
+Two families of frozen dataclasses live here:
+
+* the **snapshot** (:class:`Snapshot` and its rows): everything the site needs, read once from
+  the store by :mod:`pipeline.site.build`. It is plain Python, so page building is a pure function
+  of it and is tested without DuckDB;
+* the **page contexts** (:class:`HomePage`, :class:`BenchmarkPage`, ...): what each template
+  receives as ``page``. Every string a template prints is already formatted here; every link
+  is already relative to the page (the site works under any URL prefix, e.g. GitHub Pages).
+
+Templates only print these fields (Jinja autoescapes them) and pass chart specs through
+``tojson``; they compute nothing.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# --------------------------------------------------------------------------- snapshot
+
+
+@dataclass(frozen=True)
+class BenchmarkRow:
+    """One stored version of a benchmark."""
+
+    id: str
+    content_hash: str
+    track: str
+    title: str
+    version: str
+    description: str
+    licence: str
+    created: dt.date | None
+    manifest: Mapping[str, Any]
+    source_path: str
+    git_commit: str
+    current: bool
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """One file of a bundle version (content is read only when it is published)."""
+
+    path: str
+    sha256: str
+    size: int
+
+
+@dataclass(frozen=True)
+class BundleRow:
+    """One stored version of a bundle."""
+
+    benchmark: str
+    id: str
+    content_hash: str
+    system_name: str
+    system_version: str
+    organisation: str
+    url: str
+    submitted: dt.date | None
+    licence: str
+    description: str
+    source_path: str
+    git_commit: str
+    current: bool
+    files: tuple[FileRow, ...] = ()
+    benchmark_version: str = ""
+
+
+@dataclass(frozen=True)
+class ReleaseRow:
+    """A recorded release."""
+
+    name: str
+    date: dt.date
+    notes: str
+    code_version: str
+
+
+@dataclass(frozen=True)
+class ScoreRecord:
+    """One row of ``scores``."""
+
+    release: str
+    benchmark: str
+    bundle: str
+    content_hash: str
+    agent: str
+    metric: str
+    value: float | None
+    ci_low: float | None
+    ci_high: float | None
+    rank: int | None
+    verified: bool
+    code_version: str
+
+
+@dataclass(frozen=True)
+class ChartRecord:
+    """One row of ``charts``: the chart data a track's scorer produced."""
+
+    release: str
+    benchmark: str
+    name: str
+    data: Any
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One row of ``score_runs``."""
+
+    release: str
+    benchmark: str
+    benchmark_hash: str
+    track: str
+    code_version: str
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """Everything the site is built from, read from the store in one go (sorted)."""
+
+    benchmarks: tuple[BenchmarkRow, ...]
+    bundles: tuple[BundleRow, ...]
+    releases: tuple[ReleaseRow, ...]
+    scores: tuple[ScoreRecord, ...]
+    charts: tuple[ChartRecord, ...]
+    runs: tuple[RunRecord, ...]
+    primary_metrics: Mapping[str, str] = field(default_factory=dict)
+    site_date: dt.date = dt.date(1970, 1, 1)
+    generator: str = "gmeter"
+
+
+# --------------------------------------------------------------------------- page parts
+
+
+@dataclass(frozen=True)
+class Link:
+    """A link: ``href`` is relative to the page that shows it."""
+
+    href: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Nav:
+    """Where a page sits: its relative paths to the site and version roots, and its version.
+
+    Attributes
+    ----------
+    top : str
+        Relative path from the page to the site root (``""``, ``"../"``...): assets, about,
+        data downloads and the releases list live there.
+    root : str
+        Relative path from the page to the root of the version it belongs to (the same as
+        ``top`` for the latest version, ``top + "releases/<name>/"`` for a release).
+    version : str
+        ``current`` or a release name.
+    version_label : str
+        What the banner shows (``release 2024.1 (2024-03-01)``).
+    is_release : bool
+        Whether this page is a frozen release permalink.
+    latest_href : str
+        The same page in the latest version (for the banner of release pages).
+    """
+
+    top: str
+    root: str
+    version: str
+    version_label: str
+    is_release: bool
+    latest_href: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A formatted number: ``text`` for display, ``interval`` as ``[low, high]``, a tooltip."""
+
+    text: str
+    interval: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Sparkline:
+    """An inline SVG polyline of an entry's history (``path`` in a 60×16 view box)."""
+
+    path: str
+    label: str
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A small label: ``kind`` picks the CSS class (``ok``, ``rep``, ``stale``)."""
+
+    kind: str
+    text: str
+    title: str
+
+
+@dataclass(frozen=True)
+class ChartBlock:
+    """A chart mount: the template embeds ``spec`` with ``tojson`` and links ``spec_href``.
+
+    Attributes
+    ----------
+    key : str
+        Unique within the page; used for the element ids.
+    title : str
+        Shown above the chart (also inside the spec).
+    alt : str
+        A text alternative: what the chart shows, in words.
+    spec : Mapping[str, Any]
+        The Vega-Lite spec, data inline (``datasets``).
+    spec_href : str
+        The same spec as a file, relative to the page.
+    table_head : tuple[str, ...]
+        Column heads of the data table shown under the chart (empty for large data).
+    table_rows : tuple[tuple[str, ...], ...]
+        Its rows, formatted.
+    """
+
+    key: str
+    title: str
+    alt: str
+    spec: Mapping[str, Any]
+    spec_href: str
+    table_head: tuple[str, ...] = ()
+    table_rows: tuple[tuple[str, ...], ...] = ()
+    wide: bool = False
+
+
+@dataclass(frozen=True)
+class MetricColumn:
+    """A column head of the leaderboard, with the metric's reading."""
+
+    name: str
+    label: str
+    unit: str
+    direction: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Methodology:
+    """The methodology section of a track (rendered by ``methodology/<track>.html``)."""
+
+    track: str
+    track_title: str
+    paper: str
+    template: str
+    metrics: tuple[MetricColumn, ...]
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    """One entry (an agent of a bundle) of a leaderboard."""
+
+    rank: str
+    group: str
+    system: Link
+    agent: str
+    organisation: str
+    score: Cell
+    secondary: tuple[Cell, ...]
+    badges: tuple[Badge, ...]
+    date: str
+    sparkline: Sparkline | None
+    verified: bool
+
+
+@dataclass(frozen=True)
+class OtherRow:
+    """An entry without the primary metric (e.g. a suite-level result), with its metrics."""
+
+    system: Link
+    agent: str
+    cells: tuple[Cell, ...]
+
+
+# --------------------------------------------------------------------------- pages
+
+
+@dataclass(frozen=True)
+class HomeBenchmark:
+    """A benchmark's line on the home page."""
+
+    link: Link
+    track: str
+    track_title: str
+    leader: str
+    leader_score: str
+    metric_label: str
+    entries: int
+    last_change: str
+    stale: bool
+
+
+@dataclass(frozen=True)
+class HomePage:
+    """``index.html`` of a version."""
+
+    nav: Nav
+    title: str
+    benchmarks: tuple[HomeBenchmark, ...]
+    changes: tuple[str, ...]
+    changelog: Link
+    releases: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class BenchmarkPage:
+    """``benchmarks/<id>/index.html``: the leaderboard, charts and methodology."""
+
+    nav: Nav
+    title: str
+    benchmark_id: str
+    track: str
+    track_title: str
+    version: str
+    description: str
+    origin: tuple[tuple[str, Link], ...]
+    primary: MetricColumn
+    secondary: tuple[MetricColumn, ...]
+    rows: tuple[LeaderboardRow, ...]
+    other_heads: tuple[MetricColumn, ...]
+    others: tuple[OtherRow, ...]
+    stale_note: str
+    charts: tuple[ChartBlock, ...]
+    methodology: Methodology
+    run_notes: tuple[str, ...]
+    downloads: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class SystemEntry:
+    """One agent of a system on one benchmark, with its scores over versions."""
+
+    benchmark: Link
+    agent: str
+    metric_heads: tuple[str, ...]
+    history: tuple[tuple[str, tuple[str, ...]], ...]
+    rank: str
+    badges: tuple[Badge, ...]
+    score: str = ""
+    metric: str = ""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a bundle came from."""
+
+    benchmark: Link
+    bundle: str
+    content_hash: str
+    submitted: str
+    source_path: str
+    git_commit: str
+    licence: str
+    url: Link | None
+    files: tuple[Link, ...]
+    description: str
+
+
+@dataclass(frozen=True)
+class SystemPage:
+    """``systems/<slug>/index.html``: every benchmark a system entered."""
+
+    nav: Nav
+    title: str
+    organisation: str
+    entries: tuple[SystemEntry, ...]
+    provenance: tuple[Provenance, ...]
+    charts: tuple[ChartBlock, ...]
+
+
+@dataclass(frozen=True)
+class ChangeItem:
+    """One line of a changelog."""
+
+    benchmark: Link
+    system: Link
+    agent: str
+    kind: str
+    detail: str
+    why: str
+
+
+@dataclass(frozen=True)
+class ChangelogPage:
+    """``changelog/index.html`` of a version: what differs from the previous one."""
+
+    nav: Nav
+    title: str
+    previous: str
+    new_entries: tuple[ChangeItem, ...]
+    removed: tuple[ChangeItem, ...]
+    changed: tuple[ChangeItem, ...]
+    rank_moves: tuple[ChangeItem, ...]
+
+
+@dataclass(frozen=True)
+class ReleaseLine:
+    """A release on the releases page."""
+
+    link: Link
+    date: str
+    notes: str
+    changelog: Link
+    counts: str
+
+
+@dataclass(frozen=True)
+class ReleasesPage:
+    """``releases/index.html``."""
+
+    nav: Nav
+    title: str
+    releases: tuple[ReleaseLine, ...]
+
+
+@dataclass(frozen=True)
+class AboutPage:
+    """``about/index.html``: what each measure means, with formulas; downloads."""
+
+    nav: Nav
+    title: str
+    methodologies: tuple[Methodology, ...]
+    downloads: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class NotFoundPage:
+    """``404.html`` (served from any depth, so it links only to the site root by name)."""
+
+    nav: Nav
+    title: str
+
+
+PageContext = (
+    HomePage | BenchmarkPage | SystemPage | ChangelogPage | ReleasesPage | AboutPage | NotFoundPage
+)
+
+
+@dataclass(frozen=True)
+class Page:
+    """One file to render: its path under the site root, template and context."""
+
+    path: str
+    template: str
+    context: PageContext
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    """A chart's Vega-Lite spec written next to its page (``path`` under the site root)."""
+
+    path: str
+    spec: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    """One Atom entry: new entries and corrections of a benchmark in a version."""
+
+    id: str
+    title: str
+    updated: str
+    href: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class FeedPage:
+    """``feed.xml``."""
+
+    title: str
+    id: str
+    updated: str
+    entries: tuple[FeedEntry, ...]

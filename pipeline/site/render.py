@@ -1,0 +1,92 @@
+"""Rendering with Jinja: the only module that imports jinja2.
+
+The environment autoescapes everything (HTML and the Atom feed alike) and uses
+``StrictUndefined``, so a template that names a field its context lacks fails the build instead
+of printing nothing. Templates receive one typed context (``page``) from :mod:`pipeline.site.pages`;
+chart specs reach the page only through the ``tojson`` filter, which escapes ``<``, ``>``, ``&``
+and ``'``, so data such as ``</script>`` in a system name stays inert text.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "site_templates"
+
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; "
+    "form-action 'none'"
+)
+"""The Content-Security-Policy of every page: nothing outside the site is requested or run.
+
+``style-src 'unsafe-inline'`` is there because Vega sets style attributes on the SVG it draws;
+scripts stay ``'self'`` only (vega-embed runs with its CSP-safe expression interpreter)."""
+
+
+def _scrub(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, Mapping):
+        return {str(k): _scrub(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Deterministic compact JSON (sorted keys, no NaN: non-finite numbers become ``null``)."""
+    try:
+        return json.dumps(
+            value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
+    except ValueError:  # a NaN or an infinity somewhere: scrub (rare, slower)
+        return json.dumps(
+            _scrub(value),
+            sort_keys=True,
+            separators=(",", ":"),
+            ensure_ascii=False,
+            allow_nan=False,
+        )
+
+
+def _tojson(value: Any) -> Any:
+    """Jinja's ``tojson`` with our deterministic dumper (HTML-safe escaping is Jinja's)."""
+    from markupsafe import Markup
+
+    text = (
+        dumps(value)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("'", "\\u0027")
+    )
+    return Markup(text)
+
+
+@lru_cache(maxsize=4)
+def environment(template_dir: str = str(TEMPLATE_DIR)) -> jinja2.Environment:
+    """Return the one Jinja environment (autoescape on, strict undefined, compact whitespace)."""
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(template_dir),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.filters["tojson"] = _tojson
+    env.globals["csp"] = CSP
+    return env
+
+
+def render(template: str, page: Any, **extra: Any) -> str:
+    """Render ``template`` with the context ``page`` (and site-wide ``extra`` values)."""
+    return environment().get_template(template).render(page=page, **extra)

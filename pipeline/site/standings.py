@@ -1,0 +1,382 @@
+"""Standings, tie groups, histories and changelogs: the pure logic behind the site's tables.
+
+Everything here is a function of a :class:`pipeline.site.pages.Snapshot` (or parts of it); nothing
+reads files or the store. The page assembly in :mod:`pipeline.site.model` only formats and
+links what this module computes.
+"""
+
+from __future__ import annotations
+
+import bisect
+import datetime as dt
+import math
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from pipeline.site.pages import RunRecord, ScoreRecord, Snapshot, Sparkline
+
+CURRENT = "current"
+
+EntryKey = tuple[str, str]
+"""(bundle id, agent): one row of a leaderboard."""
+
+ScoreIndex = dict[tuple[str, str], dict[EntryKey, dict[str, ScoreRecord]]]
+"""(release, benchmark) → entry → metric → score."""
+
+
+@dataclass(frozen=True)
+class Version:
+    """One version of the site: a release, or ``current`` (the working state)."""
+
+    name: str
+    date: dt.date
+    is_release: bool
+    notes: str = ""
+
+    @property
+    def label(self) -> str:
+        """``release 2024.1 (2024-03-01)``, or ``current`` for the working state."""
+        if not self.is_release:
+            return "current"
+        return f"release {self.name} ({self.date.isoformat()})"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One ranked entry of a benchmark in a version."""
+
+    bundle: str
+    agent: str
+    content_hash: str
+    primary: ScoreRecord
+    metrics: Mapping[str, ScoreRecord]
+    rank: int | None
+    group: int | None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A benchmark's entries in one version, in display order (rank, then ids)."""
+
+    version: str
+    benchmark: str
+    metric: str
+    direction: str
+    entries: tuple[Entry, ...]
+    others: tuple[tuple[EntryKey, Mapping[str, ScoreRecord]], ...] = ()
+
+    def by_key(self) -> dict[EntryKey, Entry]:
+        """Entries keyed by (bundle, agent)."""
+        return {(e.bundle, e.agent): e for e in self.entries}
+
+
+@dataclass(frozen=True)
+class Change:
+    """One difference between two versions of a benchmark's standing.
+
+    ``kind`` is ``new``, ``removed``, ``changed`` (a value moved) or ``rank`` (a rank moved).
+    """
+
+    kind: str
+    bundle: str
+    agent: str
+    detail: str
+    why: str = ""
+
+
+# --------------------------------------------------------------------------- numbers
+
+
+def fmt_num(value: float | None) -> str:
+    """Format a score with about four significant digits; ``—`` for missing, ``∞`` for inf."""
+    if value is None:
+        return "—"
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "∞" if value > 0 else "-∞"
+    a = abs(value)
+    if a == 0:
+        return "0"
+    if a >= 1e6 or a < 1e-3:
+        return f"{value:.3e}"
+    decimals = min(5, max(0, 3 - math.floor(math.log10(a))))
+    return f"{value:.{decimals}f}"
+
+
+def fmt_interval(low: float | None, high: float | None) -> str:
+    """``[low, high]``, or ``""`` when there is no interval."""
+    if low is None or high is None:
+        return ""
+    return f"[{fmt_num(low)}, {fmt_num(high)}]"
+
+
+def same_value(a: float | None, b: float | None) -> bool:
+    """Equality where NaN equals NaN (a recomputed NaN is not a change)."""
+    if a is None or b is None:
+        return a is b
+    if math.isnan(a) and math.isnan(b):
+        return True
+    return a == b
+
+
+def _usable(v: float | None) -> bool:
+    return v is not None and not math.isnan(v)
+
+
+# --------------------------------------------------------------------------- ranks and groups
+
+
+def min_ranks(values: Sequence[float | None], direction: str) -> list[int | None]:
+    r"""Competition ranks (ties share the smallest rank; 1 = best); ``None`` for NaN/missing.
+
+    .. math:: r_i = 1 + \#\{j : s v_j > s v_i\},\quad s = +1 \text{ (higher) or } -1
+
+    Used only when the store holds no ranks (the scorer normally ranks).
+    """
+    sign = -1.0 if direction == "lower" else 1.0
+    keyed = sorted(sign * v for v in values if v is not None and _usable(v))
+    out: list[int | None] = []
+    for v in values:
+        if v is None or not _usable(v):
+            out.append(None)
+            continue
+        out.append(1 + len(keyed) - bisect.bisect_right(keyed, sign * v))
+    return out
+
+
+def rank_groups(
+    intervals: Sequence[tuple[float | None, float | None, float | None]], direction: str
+) -> list[int | None]:
+    r"""Tie groups as LMArena's "rank (UB)": one plus the entries *surely* better.
+
+    For higher-is-better metrics, with interval :math:`[l_i, h_i]` (the point value when no
+    interval was computed),
+
+    .. math:: g_i = 1 + \#\{j : l_j > h_i\}
+
+    so every entry whose interval reaches the best lower bound shares group 1 with the
+    leader, and an entry drops a group only for each competitor whose whole interval lies
+    above its own. Lower-is-better metrics use :math:`g_i = 1 + \#\{j : h_j < l_i\}`.
+    Entries without a usable value (NaN, missing) get ``None``. Without intervals the groups
+    equal the competition ranks.
+
+    References
+    ----------
+    Chiang et al. 2024, *Chatbot Arena* (the "Rank (UB)" column of LMArena).
+    """
+    lows: list[float] = []
+    highs: list[float] = []
+    usable: list[bool] = []
+    for value, lo, hi in intervals:
+        ok = value is not None and _usable(value)
+        usable.append(ok)
+        if not ok:
+            lows.append(math.nan)
+            highs.append(math.nan)
+            continue
+        assert value is not None
+        lo_ = lo if lo is not None and _usable(lo) else value
+        hi_ = hi if hi is not None and _usable(hi) else value
+        lows.append(min(lo_, value))
+        highs.append(max(hi_, value))
+    if direction == "lower":
+        # l_j' = -h_j, h_i' = -l_i turns "lower is better" into "higher is better".
+        lows, highs = [-h for h in highs], [-lo for lo in lows]
+    sorted_lows = sorted(v for v, ok in zip(lows, usable, strict=True) if ok)
+    out: list[int | None] = []
+    for hi, ok in zip(highs, usable, strict=True):
+        if not ok:
+            out.append(None)
+        else:
+            out.append(1 + len(sorted_lows) - bisect.bisect_right(sorted_lows, hi))
+    return out
+
+
+# --------------------------------------------------------------------------- versions
+
+
+def site_versions(snapshot: Snapshot) -> list[Version]:
+    """Releases oldest first, then ``current`` when it holds scores or current benchmarks."""
+    versions = [
+        Version(r.name, r.date, True, r.notes)
+        for r in sorted(snapshot.releases, key=lambda r: (r.date, r.name))
+        if r.name != CURRENT
+    ]
+    has_current = any(s.release == CURRENT for s in snapshot.scores) or any(
+        b.current for b in snapshot.benchmarks
+    )
+    if has_current or not versions:
+        versions.append(Version(CURRENT, snapshot.site_date, False))
+    return versions
+
+
+def index_scores(scores: Sequence[ScoreRecord]) -> ScoreIndex:
+    """Group scores by (release, benchmark) → (bundle, agent) → metric."""
+    index: ScoreIndex = defaultdict(lambda: defaultdict(dict))
+    for s in scores:
+        index[(s.release, s.benchmark)][(s.bundle, s.agent)][s.metric] = s
+    return index
+
+
+def standing(
+    index: ScoreIndex, version: str, benchmark: str, metric: str, direction: str
+) -> Standing:
+    """Return the ranked entries of ``benchmark`` in ``version`` by ``metric``.
+
+    Ranks come from the store (the scorer's ranking); when the store holds none they are
+    recomputed from the values (not for descriptive metrics, direction ``none``, which get
+    neither ranks nor groups). Order: rank, then value (best first; NaN last), then bundle and
+    agent ids, so the order is deterministic. Entries without ``metric`` (e.g. a suite-level
+    row) are kept apart in ``others``.
+    """
+    rows = index.get((version, benchmark), {})
+    keys = sorted(k for k, metrics in rows.items() if metric in metrics)
+    others = tuple((k, rows[k]) for k in sorted(rows) if metric not in rows[k])
+    prim = [rows[k][metric] for k in keys]
+    ranked = direction != "none"
+    ranks: list[int | None]
+    if not ranked:
+        ranks = [None] * len(prim)  # a descriptive measure is listed, not ranked
+    elif prim and all(p.rank is None for p in prim):
+        ranks = min_ranks([p.value for p in prim], direction)
+    else:
+        ranks = [p.rank for p in prim]
+    groups = (
+        rank_groups([(p.value, p.ci_low, p.ci_high) for p in prim], direction)
+        if ranked
+        else [None] * len(prim)
+    )
+    entries = [
+        Entry(k[0], k[1], p.content_hash, p, rows[k], r, g)
+        for k, p, r, g in zip(keys, prim, ranks, groups, strict=True)
+    ]
+    sign = -1.0 if direction == "lower" else 1.0
+
+    def order(e: Entry) -> tuple[bool, int, float, str, str]:
+        v = e.primary.value
+        key = -sign * v if v is not None and _usable(v) else math.inf
+        return (e.rank is None, e.rank or 0, key, e.bundle, e.agent)
+
+    entries.sort(key=order)
+    return Standing(version, benchmark, metric, direction, tuple(entries), others)
+
+
+def history(
+    index: ScoreIndex,
+    versions: Sequence[Version],
+    benchmark: str,
+    key: EntryKey,
+    metric: str,
+) -> list[tuple[Version, ScoreRecord]]:
+    """Return an entry's ``metric`` in each of ``versions`` where it has one (in version order)."""
+    out = []
+    for v in versions:
+        rec = index.get((v.name, benchmark), {}).get(key, {}).get(metric)
+        if rec is not None:
+            out.append((v, rec))
+    return out
+
+
+def sparkline(points: Sequence[tuple[str, float | None]]) -> Sparkline | None:
+    """Draw a history as an inline SVG path (60×16 box, whole-pixel points).
+
+    ``None`` below two usable points.
+
+    The y range is the entry's own min–max (a flat history is a centred line); inf values
+    are left out of the range and the path.
+    """
+    usable = [
+        (i, lbl, v) for i, (lbl, v) in enumerate(points) if v is not None and math.isfinite(v)
+    ]
+    if len(usable) < 2:
+        return None
+    n = len(points) - 1
+    lo = min(v for _, _, v in usable)
+    hi = max(v for _, _, v in usable)
+    coords = []
+    for i, _, v in usable:
+        x = 60.0 * i / n if n else 0.0
+        y = 8.0 if hi == lo else 14.0 - 12.0 * (v - lo) / (hi - lo)
+        coords.append((round(x), round(y)))
+    path = "M" + "L".join(f"{x:g} {y:g}" for x, y in coords)
+    label = "history: " + ", ".join(f"{lbl} {fmt_num(v)}" for lbl, v in points)
+    return Sparkline(path, label)
+
+
+# --------------------------------------------------------------------------- changelog
+
+
+def _short(h: str) -> str:
+    return h[:10]
+
+
+def diff_standings(
+    old: Standing | None,
+    new: Standing,
+    *,
+    old_run: RunRecord | None,
+    new_run: RunRecord | None,
+    populational: bool,
+    labels: Mapping[str, str],
+) -> list[Change]:
+    """List what changed in a benchmark's standing from ``old`` to ``new``.
+
+    Every changed value says why, from what the store records:
+
+    * the bundle's content hash differs → a new bundle version;
+    * the code version differs → the scoring code changed;
+    * the benchmark's content hash differs → the benchmark (reference data) changed;
+    * otherwise, for populational tracks whose population changed → the population's
+      difficulty was recomputed; else ``recomputed``.
+    """
+    changes: list[Change] = []
+    old_by = old.by_key() if old is not None else {}
+    new_by = new.by_key()
+    population_changed = set(old_by) != set(new_by) or any(
+        old_by[k].content_hash != new_by[k].content_hash for k in set(old_by) & set(new_by)
+    )
+    for key, e in sorted(new_by.items()):
+        if key not in old_by:
+            changes.append(
+                Change(
+                    "new",
+                    *key,
+                    f"{labels.get(new.metric, new.metric)} "
+                    f"{fmt_num(e.primary.value)}, rank {e.rank or '—'}",
+                )
+            )
+            continue
+        o = old_by[key]
+        moved = []
+        for metric in sorted(set(e.metrics) | set(o.metrics)):
+            a = o.metrics.get(metric)
+            b = e.metrics.get(metric)
+            va = a.value if a else None
+            vb = b.value if b else None
+            if not same_value(va, vb):
+                moved.append(f"{labels.get(metric, metric)} {fmt_num(va)} → {fmt_num(vb)}")
+        if moved:
+            why = []
+            if o.content_hash != e.content_hash:
+                why.append(
+                    f"new bundle version ({_short(o.content_hash)} → {_short(e.content_hash)})"
+                )
+            if o.primary.code_version != e.primary.code_version:
+                why.append(f"code version {o.primary.code_version} → {e.primary.code_version}")
+            if old_run and new_run and old_run.benchmark_hash != new_run.benchmark_hash:
+                why.append("benchmark reference data changed")
+            if not why:
+                why.append(
+                    "recomputed populational difficulty (the population changed)"
+                    if populational and population_changed
+                    else "recomputed"
+                )
+            changes.append(Change("changed", *key, "; ".join(moved), "; ".join(why)))
+        if o.rank != e.rank:
+            changes.append(Change("rank", *key, f"{o.rank or '—'} → {e.rank or '—'}"))
+    for key, o in sorted(old_by.items()):
+        if key not in new_by:
+            changes.append(Change("removed", *key, f"was rank {o.rank or '—'}"))
+    return changes

@@ -1,0 +1,105 @@
+"""Running an agent on BF programs: the AIQ track's engine room between agents and executors.
+
+Reference agents run in the compiled kernel (or plain Python with ``plain``); outside agents —
+a Python class (``module:Class``) or a program (``cmd:PROGRAM``) — through the adapters of
+:mod:`pipeline.tracks.aiq.external`. The maths of one run (machine, agents, rewards) is pure
+and lives in :mod:`pipeline.metrics.aiq.runs`; this module chooses the agent and maps the runs
+over an executor.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import Any
+
+from pipeline.metrics.aiq.agent_specs import AgentSpec, parse_agent
+from pipeline.metrics.aiq.runs import (
+    AIQSettings,
+    RunItem,
+    RunResult,
+    reference_agent,
+    run_episode_py,
+    run_reference_fast,
+)
+
+
+def execute_run(
+    item: RunItem,
+    *,
+    agent: str,
+    settings: AIQSettings,
+    record: bool,
+    plain: bool = False,
+    step_timeout: float = 10.0,
+) -> RunResult:
+    """Run one item (module-level and picklable for the executors).
+
+    ``agent`` is a spec string; reference agents use the compiled kernel unless ``plain``;
+    external agents are created (and, for programs, kept alive) per worker process.
+    """
+    spec = parse_agent(agent, settings.episode_length)
+    if spec.is_reference and not plain:
+        return run_reference_fast(spec, item.program, settings, item.sign, item.seed, record)
+    if spec.is_reference:
+        obj = reference_agent(spec)
+        return run_episode_py(item.program, settings, obj, item.sign, item.seed, record=record)
+    from pipeline.metrics.aiq.bf_fast import FastMachine
+    from pipeline.tracks.aiq.external import external_agent
+
+    obj = external_agent(spec, step_timeout)
+    return run_episode_py(
+        item.program, settings, obj, item.sign, item.seed, record=record,
+        params=dict(spec.params), machine_cls=FastMachine,
+    )  # fmt: skip
+
+
+def run_agent_on_programs(
+    agent: str | AgentSpec,
+    programs: Sequence[str],
+    settings: AIQSettings,
+    seeds: Sequence[int],
+    signs: Sequence[int] | None = None,
+    *,
+    record: bool = False,
+    executor: Any = None,
+    progress: Any = None,
+) -> list[RunResult]:
+    """Run ``agent`` once on each program: the engine's public entry point.
+
+    Parameters
+    ----------
+    agent : str or AgentSpec
+        ``random``, ``freq``, ``q0``, ``q-lambda``, ``hlq-lambda`` (with ``,key=value``
+        overrides), ``module:Class`` or ``cmd:PROGRAM``.
+    programs : sequence of str
+        BF programs (one run each).
+    settings : AIQSettings
+        Machine, episode length, discount.
+    seeds : sequence of int
+        One seed per run (machine ``%`` stream and, hashed, the agent's stream).
+    signs : sequence of int, optional
+        Antithetic sign per run (+1/−1); default all +1.
+    record : bool
+        Keep the action traces.
+    executor : Executor, optional
+        Where to run (default in-process). Results do not depend on it.
+    progress : callable, optional
+        ``progress(label, done, total)``.
+
+    Returns
+    -------
+    list of RunResult
+        In program order.
+    """
+    from pipeline.executor import InProcessExecutor
+
+    text = agent.text if isinstance(agent, AgentSpec) else agent
+    parse_agent(text, settings.episode_length)  # fail early on a bad spec
+    if len(seeds) != len(programs) or (signs is not None and len(signs) != len(programs)):
+        raise ValueError("programs, seeds and signs must have the same length")
+    sg = list(signs) if signs is not None else [1] * len(programs)
+    items = [RunItem(p, s, int(x)) for p, s, x in zip(programs, sg, seeds, strict=True)]
+    fn = functools.partial(execute_run, agent=text, settings=settings, record=record)
+    ex = executor or InProcessExecutor()
+    return list(ex.map(fn, items, label=f"aiq {text}", progress=progress))

@@ -1,0 +1,285 @@
+"""Reading and validation of ``generality`` benchmarks and bundles.
+
+The benchmark's item catalogue (:func:`read_items`), a bundle's ``responses.csv`` and
+``agents.csv`` (:func:`read_bundle`, with a fast path for clean files) and the track's
+:func:`validate_benchmark` / :func:`validate_bundle`, which report every problem as a
+:class:`~pipeline.errors.Problem`. Re-exported by :mod:`pipeline.tracks.generality.track`.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pipeline.errors import Problem
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.filecheck import Column, check_csv
+from pipeline.tracks.generality.settings import (
+    AGENTS,
+    RESPONSES,
+    BenchmarkSettings,
+    settings_of,
+)
+
+
+@dataclass(frozen=True)
+class ItemTable:
+    """The benchmark's item catalogue (``items_file``)."""
+
+    items: tuple[str, ...]
+    columns: Mapping[str, tuple[Any, ...]]
+
+    def column(self, name: str) -> tuple[Any, ...] | None:
+        """Return one optional column's values, or None when the file lacks it."""
+        return self.columns.get(name)
+
+
+def _item_columns(s: BenchmarkSettings) -> list[Column]:
+    cols = [Column("item")]
+    cols.append(Column("difficulty", "float", required=s.transform == "intrinsic"))
+    cols.append(Column("group", required=s.group_items))
+    dref = s.transform == "dref"
+    cols.append(Column("ref_mean", "float", required=dref))
+    cols.append(Column("ref_variance", "float", required=dref, low=0.0))
+    return cols
+
+
+def read_items(fs: FileSet, s: BenchmarkSettings) -> tuple[ItemTable | None, list[Problem]]:
+    """Parse the items file; None (and no problem) when it is absent and optional."""
+    needed = s.transform in ("intrinsic", "dref") or s.group_items
+    if not fs.has(s.items_file):
+        if needed:
+            return None, [
+                Problem(
+                    fs.where(s.items_file),
+                    "-",
+                    f"transform {s.transform!r} needs the items file",
+                    "add it with columns item and "
+                    + ("difficulty" if s.transform == "intrinsic" else "ref_mean, ref_variance")
+                    + (", group" if s.group_items else ""),
+                )
+            ]
+        return None, []
+    rows, problems = check_csv(
+        fs, s.items_file, _item_columns(s), unique=("item",), allow_extra=True
+    )
+    if problems:
+        return None, problems
+    names = tuple(str(r["item"]) for r in rows)
+    present = {k for r in rows for k in r}
+    cols = {k: tuple(r.get(k) for r in rows) for k in present if k != "item"}
+    return ItemTable(names, cols), []
+
+
+@dataclass(frozen=True)
+class BundleData:
+    """One bundle's parsed responses (columns of ``responses.csv``, in file order)."""
+
+    agent: tuple[str, ...]
+    item: tuple[str, ...]
+    value: np.ndarray
+    dates: Mapping[str, str]
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """Distinct agents in order of first appearance."""
+        return tuple(dict.fromkeys(self.agent))
+
+
+def _value_rule(s: BenchmarkSettings) -> Column:
+    if s.transform in ("aref", "rnk"):
+        return Column("value", "float")
+    if s.transform == "dref" and s.distribution == "normal":
+        return Column("value", "float")
+    low = None if (s.transform == "intrinsic" and s.clip_negative) else 0.0
+    return Column("value", "float", low=low, high=1.0)
+
+
+def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np.ndarray] | None:
+    """Parse a clean ``responses.csv`` quickly; None at the first irregularity.
+
+    The generic :func:`check_csv` then re-reads the file to name every problem precisely.
+    """
+    try:
+        text = fs.text(RESPONSES)
+    except (KeyError, UnicodeDecodeError):
+        return None
+    reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""))
+    try:
+        header = [h.strip() for h in next(reader)]
+        rows = [r for r in reader if r and any(x.strip() for x in r)]
+    except (StopIteration, csv.Error):
+        return None
+    if sorted(header) != ["agent", "item", "value"] or not rows:
+        return None
+    if any(len(r) != 3 for r in rows):
+        return None
+    ia, ii, iv = header.index("agent"), header.index("item"), header.index("value")
+    agents = [r[ia].strip() for r in rows]
+    items = [r[ii].strip() for r in rows]
+    if not all(agents) or not all(items):
+        return None
+    try:
+        values = np.array([r[iv].strip() for r in rows], dtype=np.float64)
+    except ValueError:
+        return None
+    if not np.isfinite(values).all():
+        return None
+    if (rule.low is not None and (values < rule.low).any()) or (
+        rule.high is not None and (values > rule.high).any()
+    ):
+        return None
+    if len(set(zip(agents, items, strict=True))) != len(rows):
+        return None
+    return agents, items, values
+
+
+def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, list[Problem]]:
+    """Parse and check ``responses.csv`` (and ``agents.csv`` if present)."""
+    rule = _value_rule(s)
+    problems: list[Problem] = []
+    fast = _fast_responses(fs, rule)
+    if fast is None:
+        rows, problems = check_csv(
+            fs, RESPONSES, [Column("agent"), Column("item"), rule], unique=("agent", "item")
+        )
+        if problems:
+            return None, problems
+        fast = (
+            [str(r["agent"]) for r in rows],
+            [str(r["item"]) for r in rows],
+            np.array([float(r["value"]) for r in rows]),
+        )
+    agent, item, value = fast
+    if s.transform == "opp":
+        for a, i, v in zip(agent, item, value, strict=True):
+            if a == i and v != 0.5:
+                problems.append(
+                    Problem(
+                        fs.where(RESPONSES),
+                        f"agent {a}, item {i}",
+                        f"a game against itself is {v}; Opp counts it as a draw",
+                        "remove the row or give 0.5",
+                    )
+                )
+    dates: dict[str, str] = {}
+    if fs.has(AGENTS):
+        arows, more = check_csv(
+            fs,
+            AGENTS,
+            [Column("agent"), Column("date", "date", required=False, allow_empty=True)],
+            unique=("agent",),
+            allow_extra=True,
+        )
+        problems += more
+        known = set(agent)
+        for r in arows:
+            if r["agent"] not in known:
+                problems.append(
+                    Problem(
+                        fs.where(AGENTS),
+                        f"agent {r['agent']}",
+                        "has no responses in responses.csv",
+                        "remove the row or add its responses",
+                    )
+                )
+            elif r.get("date") is not None:
+                dates[str(r["agent"])] = r["date"].isoformat()
+    return BundleData(tuple(agent), tuple(item), value, dates), problems
+
+
+# --------------------------------------------------------------------------- validation
+def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
+    """Check the settings against the reference files (items, difficulties, references)."""
+    where = bench.files.where("benchmark.toml")
+    try:
+        s = settings_of(bench)
+    except Exception as exc:
+        return [Problem(where, "generality", str(exc), "correct the [generality] section")]
+    problems: list[Problem] = []
+    items, more = read_items(bench.files, s)
+    problems += more
+    if items is not None and s.transform == "dref" and s.distribution == "beta":
+        from pipeline.metrics.generality.transforms import beta_parameters
+
+        mu = np.array(items.column("ref_mean"), dtype=float)
+        var = np.array(items.column("ref_variance"), dtype=float)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            a, b = beta_parameters(mu, var)
+        for k in np.flatnonzero(~((a > 0) & (b > 0))):
+            problems.append(
+                Problem(
+                    bench.files.where(s.items_file),
+                    f"item {items.items[k]}",
+                    "the Beta reference needs 0 < ref_mean < 1 and "
+                    "0 < ref_variance < ref_mean (1 - ref_mean)",
+                    "correct the reference mean or variance",
+                )
+            )
+    if s.pipeline == "padded" and (s.kmin is not None or s.kmax is not None):
+        problems.append(
+            Problem(
+                where,
+                "generality.kmin",
+                "kmin/kmax are ignored by the padded pipeline (its limits come from the "
+                "difficulties)",
+                "remove them",
+                severity="warning",
+            )
+        )
+    if s.transform != "intrinsic" and (
+        s.epsilon is not None or s.clip_negative or s.difficulty_bins
+    ):
+        problems.append(
+            Problem(
+                where,
+                "generality",
+                "epsilon, clip_negative and difficulty_bins apply to intrinsic difficulty only",
+                "remove them or use transform = 'intrinsic'",
+            )
+        )
+    return problems
+
+
+def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
+    """Check ``responses.csv``: columns, values, duplicates, unknown items; ``agents.csv``."""
+    try:
+        s = settings_of(bench)
+    except Exception:
+        return []  # the benchmark's own validation reports it
+    data, problems = read_bundle(bundle.files, s)
+    if data is not None:
+        seen = set(data.item)
+    else:  # report unknown items of the readable rows too: every problem at once
+        rows, _ = check_csv(
+            bundle.files, RESPONSES, [Column("item", required=False)], allow_extra=True
+        )
+        seen = {str(r["item"]) for r in rows if r.get("item")}
+    items, _ = read_items(bench.files, s)
+    if items is not None:
+        known = set(items.items)
+        unknown = sorted(seen - known)
+        for i in unknown[:20]:
+            problems.append(
+                Problem(
+                    bundle.files.where(RESPONSES),
+                    f"item {i}",
+                    "is not an item of this benchmark",
+                    f"use the item names of {bench.files.where(s.items_file)}",
+                )
+            )
+        if len(unknown) > 20:
+            problems.append(
+                Problem(
+                    bundle.files.where(RESPONSES),
+                    "item",
+                    f"{len(unknown) - 20} more unknown items not shown",
+                    "",
+                )
+            )
+    return problems

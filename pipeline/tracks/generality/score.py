@@ -1,0 +1,99 @@
+"""Scoring of the ``generality`` track: an analysis turned into score rows and chart data.
+
+The analysis is :mod:`pipeline.tracks.generality.analysis`; the chart data
+:mod:`pipeline.tracks.generality.charts`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from pipeline.errors import ScoringError
+from pipeline.tracks.base import (
+    BenchmarkInput,
+    BundleInput,
+    ScoreContext,
+    ScoreRow,
+    TrackResult,
+)
+from pipeline.tracks.generality.analysis import Analysis, _seed, analyse, assemble
+from pipeline.tracks.generality.data import BundleData, read_bundle, read_items
+from pipeline.tracks.generality.settings import METRICS, BenchmarkSettings, settings_of
+
+
+def _finite(x: float) -> float | None:
+    return float(x) if math.isfinite(x) else None
+
+
+def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreContext) -> TrackResult:
+    """Recompute the whole benchmark from all its bundles (see the module docstring)."""
+    s = settings_of(bench)
+    items, problems = read_items(bench.files, s)
+    if problems:
+        raise ScoringError(f"benchmark {bench.id}: {problems[0]}")
+    result = TrackResult()
+    data: list[tuple[str, BundleData]] = []
+    for b in sorted(bundles, key=lambda x: x.id):
+        bd, probs = read_bundle(b.files, s)
+        errors = [p for p in probs if p.severity == "error"]
+        if bd is None or errors:
+            result.notes.append(f"bundle {b.id} skipped: {errors[0] if errors else 'unreadable'}")
+            continue
+        data.append((b.id, bd))
+    if not data:
+        result.notes.append("no bundle to score")
+        return result
+    seed = _seed(ctx.seed, bench.id)
+    an = analyse(s, items, assemble(items, data), seed=seed, executor=ctx.executor)
+    result.notes.extend(an.notes)
+    result.rows.extend(_rows(s, an, seed))
+    from pipeline.tracks.generality.charts import charts, summary_notes
+
+    result.charts.update(charts(an))
+    result.notes.extend(summary_notes(s, an))
+    return result
+
+
+def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
+    res = an.result
+    ind = res.indicators
+    norm = res.normalised
+    rows: list[ScoreRow] = []
+    pop = an.population
+    idx = np.flatnonzero(an.kept)
+    for j, k in enumerate(idx):
+        agent, bundle = pop.agents[k], pop.bundles[k]
+        details = {
+            "transform": s.transform,
+            "pipeline": s.pipeline,
+            "normalisation": norm.mode,
+            "capability_range": [norm.low, norm.high],
+            "abstruse": bool(norm.abstruse[j]),
+            "status": str(ind.status[j]),
+        }
+        if res.capability_ci is not None:
+            details["bootstrap"] = {"replicates": s.bootstrap, "seed": seed}
+
+        def ci(interval: Any, j: int = j) -> tuple[float | None, float | None]:
+            if interval is None:
+                return None, None
+            return _finite(interval.low[j]), _finite(interval.high[j])
+
+        values = {
+            "capability": (float(ind.capability[j]), ci(res.capability_ci)),
+            "spread": (float(ind.spread[j]), ci(res.spread_ci)),
+            "generality": (float(ind.generality[j]), (None, None)),
+            "normalised_generality": (float(norm.gamma[j]), (None, None)),
+            "expected_difficulty": (float(ind.expected_difficulty[j]), (None, None)),
+        }
+        for metric in METRICS:
+            v, (lo, hi) = values[metric]
+            d = dict(details)
+            if math.isnan(v):
+                d["why"] = f"undefined ({ind.status[j]})"
+            rows.append(ScoreRow(bundle, agent, metric, v, lo, hi, True, d))
+    return rows

@@ -1,0 +1,294 @@
+"""Integrity checks of g-index bundles: generated programs, reported divergences, compute.
+
+The layout is the track's (:mod:`pipeline.tracks.gindex.track`): reference programs under
+``reference/domains/<domain>/<task>.json``; a bundle's ``programs/<task>.json`` (verified) or
+``divergences.csv`` (reported), ``curriculum.csv`` (``domain,num_samples``) and ``compute.csv``
+(``tflops,seconds`` or ``compute`` in the benchmark's unit, optionally ``seconds``). What the
+track's validation already rejects (non-positive compute, a declared total that disagrees
+with the log, missing programs) is not repeated here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from collections.abc import Iterator
+from typing import Any
+
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.review import (
+    Finding,
+    IntegrityContext,
+    integrity_check,
+    listing,
+    read_csv,
+    same_submitter,
+    to_float,
+)
+
+PROGRAMS = "programs/"
+COMPUTE = "compute.csv"
+DIVERGENCES = "divergences.csv"
+CURRICULUM = "curriculum.csv"
+PEER_ORDERS = 3.0
+"""A total compute this many orders of magnitude from the peers' median is flagged."""
+MAX_TFLOPS = 1e7
+"""No computer delivers 10 EFLOPS (1e7 TFLOPS); a rate above it is a unit mistake."""
+MIN_SHARED_DIVERGENCES = 4
+"""Fewest informative per-domain divergences shared with another bundle to call it copied."""
+
+
+def programs(fs: FileSet) -> dict[str, bytes]:
+    """Return task id → program bytes of ``programs/<task>.json``."""
+    return {p[len(PROGRAMS):-5]: d for p, d in fs.files.items()
+            if p.startswith(PROGRAMS) and p.endswith(".json") and "/" not in p[len(PROGRAMS):]}
+
+
+def _nodes(data: bytes) -> list[Any] | None:
+    """Return the node list of a program file, or ``None`` when it is not one."""
+    try:
+        flow = json.loads(data.decode("utf-8"))
+        if isinstance(flow, dict):
+            flow = flow.get("flow")
+        if isinstance(flow, str):
+            flow = json.loads(flow)
+    except (UnicodeDecodeError, ValueError):
+        return None
+    return flow if isinstance(flow, list) else None
+
+
+def _shape(nodes: list[Any]) -> tuple[str, ...]:
+    """Return a cheap invariant of a flow: its sorted node types."""
+    return tuple(sorted(str(n.get("type")) for n in nodes if isinstance(n, dict)))
+
+
+def same_program(a: bytes, b: bytes) -> bool:
+    """Whether two flows are the same non-empty program up to node ids and layout.
+
+    Flows whose sorted node types differ cannot be; the others are compared exactly with Δ
+    under the ``paper`` convention (Δ = 0 iff the same program, up to ids and editor layout).
+    Empty programs (``[]``: nothing generated) are never "the same program".
+    """
+    na, nb = _nodes(a), _nodes(b)
+    if not na or not nb or _shape(na) != _shape(nb):
+        return False
+    if a == b:
+        return True
+    try:
+        from pipeline.metrics.gindex.delta import delta
+
+        res = delta(na, nb, convention="paper")
+    except Exception:
+        return False  # a flow Δ cannot read is simply not the same program
+    return res.exact and res.delta == 0.0
+
+
+def _tasks(bench: BenchmarkInput) -> dict[str, tuple[str, str]]:
+    """Return task id → (domain, path) of the benchmark's reference programs."""
+    from pipeline.tracks.gindex.track import reference_tasks
+
+    return {t: (d, p) for d, items in reference_tasks(bench).items() for t, p in items}
+
+
+def _curriculum(bundle: BundleInput) -> set[str]:
+    _, rows = read_csv(bundle.files, CURRICULUM)
+    return {r.get("domain", "") for r in rows} - {""}
+
+
+@integrity_check(
+    "program-leak",
+    track="gindex",
+    title="Programs identical to the benchmark's reference solutions",
+    description="A generated program equal (up to node ids and layout, Δ = 0) to a reference "
+    "program of a task domain that the bundle's curriculum does not contain. A system cannot "
+    "reproduce an unseen solution node for node: the answers leaked into training or were "
+    "copied into the bundle.",
+)
+def program_leak(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Find reference solutions reproduced for tasks outside the curriculum."""
+    tasks = _tasks(ctx.benchmark)
+    refs: dict[str, list[bytes]] = {}
+    for domain, path in tasks.values():
+        refs.setdefault(domain, []).append(ctx.benchmark.files.files[path])
+    for t in ctx.targets:
+        trained = _curriculum(t)
+        leaked = sorted(
+            task for task, data in programs(t.files).items()
+            if task in tasks and tasks[task][0] not in trained
+            and any(same_program(data, r) for r in refs[tasks[task][0]])
+        )
+        if leaked:
+            domains = sorted({tasks[x][0] for x in leaked})
+            yield Finding(
+                "error", "program-leak", ctx.where(t, PROGRAMS.rstrip("/")), "programs",
+                f"{len(leaked)} program(s) are the benchmark's reference solutions, for tasks "
+                f"of domains the curriculum does not contain ({listing(domains)}): "
+                f"{listing(leaked)}",
+                "submit the programs your system generated; if it was trained on these "
+                "domains, list them in curriculum.csv",
+            )
+
+
+@integrity_check(
+    "copied-programs",
+    track="gindex",
+    title="Programs identical to another submission's",
+    description="Generated programs equal (up to node ids and layout) to another bundle's "
+    "program for the same task. Half or more of the bundle's programs is an error (copied "
+    "results); fewer, or a bundle naming the same contact, is a warning (small tasks can "
+    "coincide; a submitter may reuse their own programs).",
+)
+def copied_programs(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Find programs shared with other bundles, per other bundle."""
+    for t in ctx.targets:
+        mine = {k: v for k, v in programs(t.files).items() if _nodes(v)}
+        if not mine:
+            continue
+        for other in [*ctx.peers, *(x for x in ctx.targets if x.id != t.id)]:
+            theirs = programs(other.files)
+            same = sorted(task for task, data in mine.items()
+                          if task in theirs and same_program(data, theirs[task]))
+            if not same:
+                continue
+            own = same_submitter(t, other)
+            sev = "error" if len(same) * 2 >= len(mine) and not own else "warning"
+            yield Finding(
+                sev, "copied-programs", ctx.where(t, PROGRAMS.rstrip("/")), "programs",
+                f"{len(same)} of {len(mine)} programs are identical to bundle {other.id!r}'s: "
+                f"{listing(same)}",
+                "submit the programs your own system generated; if both bundles come from "
+                "the same system, update the existing bundle instead",
+            )
+
+
+def _informative(v: float) -> bool:
+    """A divergence precise enough that two runs agreeing on it is evidence (not 0, 0.2…)."""
+    return not (v * 100).is_integer()
+
+
+def _divergences(bundle: BundleInput) -> dict[str, float]:
+    _, rows = read_csv(bundle.files, DIVERGENCES)
+    out = {}
+    for r in rows:
+        v = to_float(r.get("divergence"))
+        if v is not None and r.get("domain"):
+            out[r["domain"]] = v
+    return out
+
+
+@integrity_check(
+    "copied-divergences",
+    track="gindex",
+    title="Reported divergences taken from another bundle",
+    description="A reported bundle (divergences.csv) whose per-domain mean divergences equal "
+    f"another bundle's for the same domains on at least half of them (and at least "
+    f"{MIN_SHARED_DIVERGENCES}), counting only precise values (round values such as 0 or "
+    "0.2 coincide by chance): another run's numbers, perhaps edited. An error, or a warning "
+    "when both bundles name the same contact.",
+)
+def copied_divergences(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Find per-domain divergences shared with another bundle."""
+    for t in ctx.targets:
+        mine = {d: v for d, v in _divergences(t).items() if _informative(v)}
+        if len(mine) < MIN_SHARED_DIVERGENCES:
+            continue
+        for other in [*ctx.peers, *(x for x in ctx.targets if x.id != t.id)]:
+            theirs = _divergences(other)
+            same = sorted(d for d, v in mine.items() if theirs.get(d) == v)
+            if len(same) >= MIN_SHARED_DIVERGENCES and 2 * len(same) >= len(mine):
+                own = same_submitter(t, other)
+                yield Finding(
+                    "warning" if own else "error", "copied-divergences",
+                    ctx.where(t, DIVERGENCES), "divergence",
+                    f"{len(same)} of {len(mine)} divergences equal bundle {other.id!r}'s "
+                    f"for the same domains ({listing(same)})",
+                    "fine if you republish your own numbers: say so in the description"
+                    if own else "report the divergences of your own run, unedited",
+                )
+
+
+def _compute(bundle: BundleInput, bench: BenchmarkInput) -> float | None:
+    """Return the total compute of a bundle in the benchmark's unit (None if unreadable)."""
+    from pipeline.tracks.gindex.track import read_compute
+
+    unit = float(bench.settings.get("tflops_seconds_per_unit", 1000.0))
+    try:
+        total, _, problems = read_compute(bundle.files, unit)
+    except Exception:
+        return None
+    return total if total > 0 and not problems else None
+
+
+@integrity_check(
+    "compute-log",
+    track="gindex",
+    title="An implausible compute log",
+    description="Each row of the compute log must describe hardware that exists: a rate below "
+    f"{MAX_TFLOPS:g} TFLOPS, whether given (tflops) or implied by compute and seconds; when "
+    "tflops, seconds and compute are all given they must agree; and the total should lie "
+    f"within {PEER_ORDERS:g} orders of magnitude of the other entries' (a warning: more "
+    "often a unit mistake than a breakthrough). Zero or negative compute and a declared total "
+    "that disagrees with the log are validation errors.",
+)
+def compute_log(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Check rates, internal consistency and the peers' magnitude of the compute."""
+    unit = float(ctx.benchmark.settings.get("tflops_seconds_per_unit", 1000.0))
+    peers = [c for c in (_compute(p, ctx.benchmark) for p in ctx.peers) if c is not None]
+    for t in ctx.targets:
+        where = ctx.where(t, COMPUTE)
+        _, rows = read_csv(t.files, COMPUTE)
+        for n, r in enumerate(rows, start=2):
+            rate, secs, comp = (to_float(r.get(k)) for k in ("tflops", "seconds", "compute"))
+            implied = comp * unit / secs if comp is not None and secs else None
+            fast = rate if rate is not None else implied
+            if fast is not None and fast > MAX_TFLOPS:
+                yield Finding("error", "compute-log", where, f"line {n}",
+                              f"implies {fast:.3g} TFLOPS, more than any computer delivers",
+                              "check the units: tflops in teraFLOPS, seconds of training, "
+                              f"compute in {ctx.benchmark.settings.get('compute_unit', 'PFLOP·s')}")
+            if rate is not None and secs is not None and comp is not None and rate * secs > 0:
+                if abs(rate * secs / unit - comp) > 1e-6 * max(comp, 1e-12):
+                    yield Finding("error", "compute-log", where, f"line {n}",
+                                  f"tflops × seconds = {rate * secs / unit:.6g}, but compute "
+                                  f"says {comp:g}",
+                                  "give either tflops and seconds, or compute, or make them "
+                                  "agree")
+        total = _compute(t, ctx.benchmark)
+        if total is not None and peers:
+            med = statistics.median(peers)
+            orders = abs(math.log10(total / med))
+            if orders >= PEER_ORDERS:
+                yield Finding("warning", "compute-log", where, "-",
+                              f"total compute {total:.3g} is {orders:.1f} orders of magnitude "
+                              f"from the other entries' median ({med:.3g})",
+                              "check the units; if right, cite the training report in the "
+                              "description")
+
+
+@integrity_check(
+    "gindex-claimed",
+    track="gindex",
+    title="A declared average divergence that the programs do not give",
+    description="A verified bundle (programs/) that also declares `average_divergence` in "
+    "submission.toml: gmeter recomputes the mean divergence 1 − mean θ from the programs; a "
+    "declared value that differs is flagged (the leaderboard shows the recomputed one).",
+)
+def gindex_claimed(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Compare a declared average divergence with the recomputed one."""
+    targets = {t.id: t for t in ctx.targets}
+    for row in ctx.scores:
+        t = targets.get(row.get("bundle", ""))
+        if t is None or row.get("metric") != "theta_mean" or not row.get("verified"):
+            continue
+        declared = to_float(t.settings.get("average_divergence"))
+        value = to_float(row.get("value"))
+        if declared is None or value is None:
+            continue
+        if abs(declared - (1.0 - value)) > 1e-6:
+            yield Finding(
+                "warning", "gindex-claimed", ctx.where(t, "submission.toml"),
+                "gindex.average_divergence",
+                f"declares {declared:g}; the programs give {1.0 - value:.6g}",
+                "correct or remove average_divergence (the recomputed value is what counts)",
+            )

@@ -1,0 +1,337 @@
+"""The ``gindex`` track's settings, bundle layout, readers and validation.
+
+The ``[gindex]`` settings models of ``benchmark.toml`` and ``submission.toml``; the files a
+bundle brings (``curriculum.csv``, ``compute.csv``, ``programs/<task>.json`` or
+``divergences.csv``) and their column rules; reading the benchmark's reference programs
+(``<domains_dir>/<domain>/<task>.json``); the structure checks of a program; and
+:func:`validate_benchmark` / :func:`validate_bundle`, which report every problem as a
+:class:`~pipeline.errors.Problem`. Re-exported by :mod:`pipeline.tracks.gindex.track`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import Field
+
+from pipeline.errors import Problem
+from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.filecheck import Column, check_csv, iter_json_problems
+from pipeline.tracks.settings import StrictSettings
+
+CURRICULUM = "curriculum.csv"
+COMPUTE = "compute.csv"
+DIVERGENCES = "divergences.csv"
+PROGRAMS = "programs/"
+
+
+class PublishedValue(StrictSettings):
+    """A published g-index of one bundle, shown next to gmeter's."""
+
+    bundle: str = Field(description="The bundle id.")
+    paper: float | None = Field(None, description="The value in the paper (Table 1).")
+    companion: float | None = Field(
+        None, description="The value the companion code prints for the published data."
+    )
+
+
+class BenchmarkSettings(StrictSettings):
+    """The ``[gindex]`` section of ``benchmark.toml``."""
+
+    domains_dir: str = Field(
+        "reference/domains",
+        description="Folder of the reference programs: <domains_dir>/<domain>/<task>.json.",
+    )
+    domain_order: list[str] = Field(
+        default_factory=list,
+        description="Every task domain once, in the order that symmetrises the domain "
+        "distances (the earlier domain of a pair is the one averaged over). Empty: sorted.",
+    )
+    convention: Literal["reference", "paper"] = Field(
+        "reference",
+        description="Δ convention: reference (the companion code's semantics) or paper "
+        "(the paper's definition). See docs/gindex.md.",
+    )
+    form: Literal["domain", "task"] = Field(
+        "domain",
+        description="domain: one contribution per task domain, as the companion code; task: "
+        "one per test task (paper eqs. 8-9). Reported bundles always use domain.",
+    )
+    rho: float = Field(1e-4, gt=0, description="The prior ρ when a bundle declares none.")
+    compute_unit: str = Field("PFLOP·s", description="Unit of compute (E = log2 of it).")
+    tflops_seconds_per_unit: float = Field(
+        1000.0, gt=0, description="TFLOPS × seconds in one compute unit (1000 for PFLOP·s)."
+    )
+    max_nodes: int = Field(2000, ge=1, description="Largest program accepted (nodes).")
+    confidence: float = Field(0.95, gt=0.5, lt=1.0, description="Bootstrap interval level.")
+    resamples: int = Field(2000, ge=100, description="Bootstrap resamples of the test tasks.")
+    published: list[PublishedValue] = Field(
+        default_factory=list, description="Published values shown for comparison."
+    )
+
+
+class SubmissionSettings(StrictSettings):
+    """The ``[gindex]`` section of ``submission.toml``."""
+
+    model: str = Field("", max_length=200, description="Model identifier (e.g. gpt2-medium).")
+    priors: float | dict[str, float] | None = Field(
+        None,
+        description="Priors ρ: one number, or one per curriculum domain (task form only). "
+        "Default: the benchmark's rho.",
+    )
+    compute: float | None = Field(
+        None, gt=0, description="Declared total compute; must equal the compute log's total."
+    )
+    average_divergence: float | None = Field(
+        None, ge=0, le=1, description="Published overall mean divergence (shown, not scored)."
+    )
+
+
+# --------------------------------------------------------------------------- reading
+def reference_tasks(bench: BenchmarkInput) -> dict[str, list[tuple[str, str]]]:
+    """Domain → [(task id, path)] of the benchmark's reference programs (sorted)."""
+    base = str(bench.settings.get("domains_dir", "reference/domains")).rstrip("/")
+    out: dict[str, list[tuple[str, str]]] = {}
+    for p in bench.files.under(base):
+        rest = p[len(base) + 1 :].split("/")
+        if len(rest) == 2 and rest[1].endswith(".json"):
+            out.setdefault(rest[0], []).append((rest[1][:-5], p))
+    return out
+
+
+def domain_order(bench: BenchmarkInput) -> list[str]:
+    """The declared domain order (sorted domain names when none is declared)."""
+    declared = list(bench.settings.get("domain_order") or [])
+    return declared or sorted(reference_tasks(bench))
+
+
+def read_flow(fs: FileSet, path: str) -> Any:
+    """The node list of a program file (``{"flow": ...}``, a bare list or a JSON string)."""
+    from pipeline.metrics.gindex.flows import load_flow
+
+    return load_flow(fs.json(path))
+
+
+def flow_problems(obj: Any, where: str, max_nodes: int) -> list[Problem]:
+    """Structure checks of one program: node objects with id/type, wires, size, cycles."""
+    from pipeline.metrics.gindex.flows import FlowError, load_flow
+
+    try:
+        nodes = load_flow(obj)
+    except FlowError as exc:
+        return [Problem(where, "flow", str(exc), 'give {"flow": [node, ...]} or a node list')]
+    out: list[Problem] = []
+    if len(nodes) > max_nodes:
+        out.append(Problem(where, "flow", f"has {len(nodes)} nodes, more than {max_nodes}",
+                           "submit the program itself, not a concatenation"))
+        return out
+    ids: dict[Any, int] = {}
+    for k, nd in enumerate(nodes):
+        f = f"flow[{k}]"
+        if not isinstance(nd, dict):
+            out.append(Problem(where, f, "is not an object", "each node is a JSON object"))
+            continue
+        nid = nd.get("id")
+        if not isinstance(nid, str | int) or isinstance(nid, bool) or nid == "":
+            out.append(Problem(where, f"{f}.id", "is missing or not a string",
+                               "give every node a unique string id"))
+        elif nid in ids:
+            out.append(Problem(where, f"{f}.id", f"repeats the id {nid!r} of flow[{ids[nid]}]",
+                               "give every node a unique id"))
+        else:
+            ids[nid] = k
+        if not isinstance(nd.get("type"), str) or not nd.get("type"):
+            out.append(Problem(where, f"{f}.type", "is missing or not a string",
+                               "give every node its node type"))
+        w = nd.get("wires", [])
+        ok = isinstance(w, list) and (
+            all(isinstance(p, list) and all(isinstance(t, str | int) for t in p) for p in w)
+            or all(isinstance(t, str | int) for t in w)
+        )
+        if not ok:
+            out.append(Problem(where, f"{f}.wires", "is not a list of ports (lists of ids)",
+                               'write wires as [["target-id", ...], ...]'))
+        for key, val in nd.items():
+            if isinstance(val, float) and not math.isfinite(val):
+                out.append(Problem(where, f"{f}.{key}", "is NaN or infinite",
+                                   "use finite numbers"))
+    if not out:
+        cyc = _cycle(nodes)
+        if cyc:
+            out.append(Problem(where, "flow", f"the wires form a cycle ({' → '.join(cyc)})",
+                               "a program is a directed acyclic graph: remove a wire"))
+    return out
+
+
+def _cycle(nodes: list[dict[str, Any]]) -> list[str]:
+    """One directed cycle of the wiring (node ids), or [] for a DAG."""
+    succ: dict[Any, list[Any]] = {}
+    for nd in nodes:
+        w = nd.get("wires", [])
+        flat = [t for p in w for t in p] if w and isinstance(w[0], list) else list(w)
+        succ[nd["id"]] = [t for t in flat if t in {n["id"] for n in nodes}]
+    state: dict[Any, int] = {}
+    for root in succ:
+        if state.get(root):
+            continue
+        stack: list[tuple[Any, int]] = [(root, 0)]
+        path: list[Any] = []
+        while stack:
+            v, i = stack.pop()
+            if i == 0:
+                state[v] = 1
+                path.append(v)
+            if i < len(succ[v]):
+                stack.append((v, i + 1))
+                t = succ[v][i]
+                if state.get(t) == 1:
+                    return [str(x) for x in path[path.index(t) :]] + [str(t)]
+                if not state.get(t):
+                    stack.append((t, 0))
+            else:
+                state[v] = 2
+                path.pop()
+    return []
+
+
+CURRICULUM_COLUMNS = (Column("domain"), Column("num_samples", "int", low=1))
+COMPUTE_COLUMNS = (
+    Column("domain", required=False, allow_empty=True),
+    Column("tflops", "float", required=False, allow_empty=True, low=0.0),
+    Column("seconds", "float", required=False, allow_empty=True, low=0.0),
+    Column("compute", "float", required=False, allow_empty=True, low=0.0),
+)
+DIVERGENCE_COLUMNS = (
+    Column("domain"),
+    Column("divergence", "float", low=0.0, high=1.0),
+    Column("num_samples", "int", required=False, allow_empty=True, low=0),
+    Column("perfects", "float", required=False, allow_empty=True, low=0.0, high=1.0),
+)
+
+
+def read_compute(
+    fs: FileSet, unit_tflops_s: float
+) -> tuple[float, dict[str, float], list[Problem]]:
+    """Total compute, compute per domain (rows with a domain) and problems."""
+    rows, problems = check_csv(fs, COMPUTE, COMPUTE_COLUMNS)
+    total = 0.0
+    per: dict[str, float] = {}
+    for n, r in enumerate(rows, start=2):
+        if r.get("compute") is not None:
+            v = float(r["compute"])
+        elif r.get("tflops") is not None and r.get("seconds") is not None:
+            v = float(r["tflops"]) * float(r["seconds"]) / unit_tflops_s
+        else:
+            problems.append(Problem(fs.where(COMPUTE), f"line {n}", "has no compute",
+                                    "give compute, or tflops and seconds"))
+            continue
+        if v <= 0:
+            problems.append(Problem(fs.where(COMPUTE), f"line {n}", "compute must be > 0",
+                                    "log the compute actually used"))
+            continue
+        total += v
+        if r.get("domain"):
+            per[r["domain"]] = per.get(r["domain"], 0.0) + v
+    return total, per, problems
+
+
+def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
+    """Reference programs parse and are DAGs; the domain order lists every domain once."""
+    fs = bench.files
+    tasks = reference_tasks(bench)
+    problems: list[Problem] = []
+    if not tasks:
+        base = bench.settings.get("domains_dir", "reference/domains")
+        return [Problem(fs.where("benchmark.toml"), "gindex.domains_dir",
+                        f"no reference programs under {base}/<domain>/<task>.json",
+                        "add the reference programs, one folder per task domain")]
+    paths = [p for v in tasks.values() for _, p in v]
+    json_probs = list(iter_json_problems(fs, paths))
+    bad = {p.file for p in json_probs}
+    problems += json_probs
+    seen: dict[str, str] = {}
+    max_nodes = int(bench.settings.get("max_nodes", 2000))
+    for d, items in tasks.items():
+        for task, p in items:
+            if task in seen:
+                problems.append(Problem(fs.where(p), "-", f"task id {task!r} also in {seen[task]}",
+                                        "task ids (file names) must be unique"))
+            seen[task] = d
+            if fs.where(p) not in bad:
+                problems += flow_problems(fs.json(p), fs.where(p), max_nodes)
+    declared = list(bench.settings.get("domain_order") or [])
+    if declared and sorted(declared) != sorted(tasks):
+        missing = sorted(set(tasks) - set(declared))
+        extra = sorted(set(declared) - set(tasks))
+        dup = sorted({d for d in declared if declared.count(d) > 1})
+        msg = "; ".join(x for x in (
+            f"missing {', '.join(missing)}" if missing else "",
+            f"unknown {', '.join(extra)}" if extra else "",
+            f"repeated {', '.join(dup)}" if dup else "") if x)
+        problems.append(Problem(fs.where("benchmark.toml"), "gindex.domain_order", msg,
+                                "list every domain folder exactly once"))
+    return problems
+
+
+def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
+    """Curriculum, compute log, and the programs or the divergence table."""
+    fs = bundle.files
+    tasks = reference_tasks(bench)
+    domains = set(tasks)
+    problems: list[Problem] = []
+    rows, probs = check_csv(fs, CURRICULUM, CURRICULUM_COLUMNS, unique=("domain",))
+    problems += probs
+    for n, r in enumerate(rows, start=2):
+        if r["domain"] not in domains:
+            problems.append(Problem(fs.where(CURRICULUM), f"line {n}: domain",
+                                    f"unknown domain {r['domain']!r}",
+                                    "use one of the benchmark's domains: "
+                                    + ", ".join(sorted(domains))))
+    unit = float(bench.settings.get("tflops_seconds_per_unit", 1000.0))
+    total, _, probs = read_compute(fs, unit)
+    problems += probs
+    declared = bundle.settings.get("compute")
+    if declared is not None and total > 0 and abs(total - float(declared)) > 1e-9 * total:
+        problems.append(Problem(fs.where("submission.toml"), "gindex.compute",
+                                f"declares {declared}, the compute log adds up to {total}",
+                                "make them agree"))
+    progs = [p for p in fs.files if p.startswith(PROGRAMS) and p.endswith(".json")]
+    for p in sorted(set(fs.files) - set(progs)):
+        if p.startswith(PROGRAMS):
+            problems.append(Problem(fs.where(p), "-", "is not a .json program and is ignored",
+                                    "keep only programs/<task>.json here", "warning"))
+    if progs:
+        known = {t for v in tasks.values() for t, _ in v}
+        problems += list(iter_json_problems(fs, sorted(progs)))
+        bad = {p.file for p in problems}
+        max_nodes = int(bench.settings.get("max_nodes", 2000))
+        for p in sorted(progs):
+            task = p[len(PROGRAMS):]
+            if "/" in task or not task.endswith(".json") or task[:-5] not in known:
+                problems.append(Problem(fs.where(p), "-", "is not programs/<task>.json of a "
+                                        "benchmark task", "name files after the test tasks"))
+            elif fs.where(p) not in bad:
+                problems += flow_problems(fs.json(p), fs.where(p), max_nodes)
+        have = {p[len(PROGRAMS):-5] for p in progs}
+        for t in sorted(known - have):
+            problems.append(Problem(fs.where(f"{PROGRAMS}{t}.json"), "-", "is missing",
+                                    "give every test task a program ([] if none was generated)"))
+    elif fs.has(DIVERGENCES):
+        drows, probs = check_csv(fs, DIVERGENCES, DIVERGENCE_COLUMNS, unique=("domain",))
+        problems += probs
+        got = {r["domain"] for r in drows}
+        for r in drows:
+            if r["domain"] not in domains:
+                problems.append(Problem(fs.where(DIVERGENCES), "domain",
+                                        f"unknown domain {r['domain']!r}",
+                                        "use the benchmark's domain names"))
+        if drows and not probs:
+            for d in sorted(domains - got):
+                problems.append(Problem(fs.where(DIVERGENCES), "domain", f"{d!r} is missing",
+                                        "give the mean divergence of every task domain"))
+    else:
+        problems.append(Problem(fs.where(PROGRAMS.rstrip("/")), "-",
+                                "the bundle has neither programs/ nor divergences.csv",
+                                "add the generated programs (verified) or divergences.csv"))
+    return problems

@@ -1,0 +1,238 @@
+"""Write the AIQ families experiment as a similarity bundle (and, if needed, its benchmark).
+
+``gmeter similarity run --out submissions/aiq-families/<bundle>`` calls :func:`run_and_write`:
+the experiment of :mod:`pipeline.tracks.similarity.experiment` runs, ``runs.csv`` and a
+``submission.toml`` holding every setting are written into the bundle folder, and the parent
+folder gets a ``benchmark.toml`` declaring the tests (unless it already has one, which must
+then declare them). Rerunning with ``--from <submission.toml>`` reproduces ``runs.csv``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pipeline import __version__
+from pipeline.errors import UsageError
+from pipeline.toml_writer import toml_multiline, toml_table, toml_value
+from pipeline.tracks.similarity.experiment import (
+    FAMILIES,
+    ExperimentResult,
+    ExperimentSettings,
+    run_experiment,
+    runs_csv,
+)
+from pipeline.tracks.similarity.runs import RunRow, RunsReport, analyse_runs, canonical
+
+AGENT_TITLES = {
+    "q-lambda": "Q(λ)",
+    "hlq-lambda": "HLQ(λ)",
+    "q0": "Q(0)",
+    "freq": "Freq",
+    "random": "Random",
+}
+DESIGN_KEYS = (
+    "tests",
+    "symbols",
+    "episode_length",
+    "programs",
+    "seeds",
+    "root_seed",
+    "p",
+    "block",
+    "max_blocks",
+)
+
+BENCHMARK_DESCRIPTION = """\
+Pairwise similarity (Pereyda & Holder 2020, eq. 3) of families of AIQ environments, the tests: \
+BF({symbols}) programs of the AIQ sampler grouped by behaviour stratum or by length \
+({families}). A reference agent is scored on each family (V_A, V_B: mean reward per cycle over \
+{programs} programs x 2 antithetic runs, episode length {episode_length}) and on the merge of \
+two families (V_AB): one agent lifetime in which every cycle is answered by the environment of \
+family A with probability p = {p} and by the paired environment of family B otherwise (a \
+sampling merge of interaction cycles; the agent is not told which environment answered). The \
+same programs, machine seeds, agent seeds and schedules are used in all conditions (common \
+random numbers); {seeds} independent replicates give the intervals.
+
+What it shows: how much interleaving two families in one lifetime costs a tabular learner, on \
+eq. 3's scale (S = 1: the merge is as hard as the harder family; 0: the average of the two; \
+-1: as easy as the easier), which pairs interfere so much that the agent is insufficient \
+(V_AB below both families: S saturates at 1 and is flagged), and the diversity and 2-D map of \
+the suite as this agent sees it. A bundle run with merge_unit = "episode" is a control: \
+merging whole environments gives S = 1 - 2p = 0 up to noise, because a fresh agent meets each \
+environment.
+
+What it does not show: similarity independent of the agent (every number is for the named \
+agent and its parameters), transfer in the paper's train-then-test sense (AIQ agents learn only \
+within a lifetime), a property of BF machines with other alphabets (not merged: their action \
+sets differ), or a distance between families (1 - S is not a metric; insufficient pairs get \
+dissimilarity 0). Numbers depend on the cycle-level schedule, the episode length (half the \
+lifetime per family in a merge) and the program samples. Rerun any bundle with \
+`gmeter similarity run --from submissions/{bench}/<bundle>/submission.toml --out DIR`.
+"""
+
+
+
+
+
+def _display(settings: ExperimentSettings) -> str:
+    return AGENT_TITLES.get(settings.agent_name(), settings.agent_name())
+
+
+def submission_toml(result: ExperimentResult, *, contact: str, licence: str, today: dt.date) -> str:
+    """Return the bundle's ``submission.toml`` (every setting under ``[similarity.experiment]``)."""
+    s = result.settings
+    unit = (
+        "one lifetime per merge, cycles drawn from the two environments"
+        if s.merge_unit == "cycle"
+        else "control: whole environments drawn from the two families, fresh agent each"
+    )
+    desc = (
+        f"gmeter similarity run: {_display(s)} ({s.spec().text}) on BF({s.symbols}) families "
+        f"{', '.join(s.tests)}; {s.programs} programs per family and replicate, {s.seeds} "
+        f"replicates, episode length {s.episode_length}, sampling merge at p = {s.p} "
+        f"({unit}). Runs: {result.total_runs}, failed at the step limit: {result.failed_runs} "
+        f"(their program pairs left out); programs drawn by the sampler: {result.drawn}.\n"
+    )
+    head = (
+        f"submitted = {today.isoformat()}\ncontact = {toml_value(contact)}\n"
+        f"licence = {toml_value(licence)}\ndescription = {toml_multiline(desc)}\n\n"
+    )
+    system = {"name": f"{_display(s)} (AIQ reference agent)", "version": f"gmeter {__version__}"}
+    baseline = {"baseline": f"{_display(s)}, {s.spec().text}, fresh agent per run"}
+    return (
+        head
+        + toml_table("system", system)
+        + "\n"
+        + toml_table("similarity", baseline)
+        + "\n"
+        + toml_table("similarity.experiment", s.to_dict())
+    )
+
+
+def benchmark_toml(
+    bench_id: str, settings: ExperimentSettings, *, licence: str, today: dt.date
+) -> str:
+    """Return a ``benchmark.toml`` declaring the families as the suite's tests."""
+    d = settings.to_dict()
+    families = "; ".join(f"{f}: {FAMILIES[f].description}" for f in settings.tests)
+    desc = BENCHMARK_DESCRIPTION.format(bench=bench_id, families=families, **d)
+    tests = ",\n".join(
+        f"  {{ id = {toml_value(f)}, title = {toml_value(FAMILIES[f].title)}, "
+        f"description = {toml_value(FAMILIES[f].description)} }}"
+        for f in settings.tests
+    )
+    return (
+        f"id = {toml_value(bench_id)}\n"
+        f'title = "Similarity of AIQ environment families (BF({settings.symbols}))"\n'
+        f'track = "similarity"\nversion = "1.0.0"\ndescription = {toml_multiline(desc)}\n'
+        f"licence = {toml_value(licence)}\ncreated = {today.isoformat()}\n\n"
+        "[origin]\n"
+        'paper = "C. Pereyda and L. Holder, Measuring the Relative Similarity and Difficulty '
+        "Between AI Benchmark Problems (2020); S. Legg and J. Veness, An Approximation of the "
+        'Universal Intelligence Measure (2013)"\n'
+        'notes = "Generated by gmeter similarity run; see docs/similarity.md."\n\n'
+        f'[similarity]\ntests = [\n{tests},\n]\nmerges = ["sampling"]\nconvention = "paper"\n\n'
+        + toml_table("similarity.experiment", {k: d[k] for k in DESIGN_KEYS})
+    )
+
+
+def _check_benchmark(path: Path, settings: ExperimentSettings) -> None:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read ({exc})") from None
+    if data.get("track") != "similarity":
+        raise UsageError(
+            f"{path} is not a similarity benchmark",
+            hint="write the bundle into a similarity benchmark folder",
+        )
+    declared = {t.get("id") for t in data.get("similarity", {}).get("tests", [])}
+    missing = [t for t in settings.tests if t not in declared]
+    if missing:
+        raise UsageError(
+            f"{path} does not declare the test(s) {', '.join(missing)}",
+            hint="add them to [similarity].tests or choose another benchmark",
+        )
+
+
+@dataclass(frozen=True)
+class WriteReport:
+    """What :func:`run_and_write` produced."""
+
+    written: list[Path]
+    result: ExperimentResult
+    analysis: RunsReport
+
+
+def run_and_write(
+    settings: ExperimentSettings,
+    out: Path,
+    *,
+    contact: str = "gmeter similarity run (see docs/similarity.md)",
+    licence: str = "CC0-1.0",
+    force: bool = False,
+    today: dt.date | None = None,
+    executor: Any = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> WriteReport:
+    """Run the experiment and write the bundle ``out`` (+ the parent benchmark.toml if absent).
+
+    Raises
+    ------
+    UsageError
+        ``out`` already holds files (without ``force``), its parent is not a usable benchmark
+        folder, or a setting is invalid.
+    """
+    today = today or dt.date.today()
+    settings.spec()
+    bench_dir = out.resolve().parent
+    if not re.match(r"^[a-z0-9][a-z0-9._-]{0,63}$", out.name) or not re.match(
+        r"^[a-z0-9][a-z0-9._-]{0,63}$", bench_dir.name
+    ):
+        raise UsageError(
+            f"{out}: bundle and benchmark folder names must be ids",
+            hint="lower-case letters, digits, '.', '_' and '-'",
+        )
+    if out.exists() and any(out.iterdir()) and not force:
+        raise UsageError(f"{out} already holds files", hint="choose a new folder or --force")
+    bench_file = bench_dir / "benchmark.toml"
+    if bench_file.exists():
+        _check_benchmark(bench_file, settings)
+    result = run_experiment(settings, executor=executor, progress=progress)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    files = {
+        out / "runs.csv": runs_csv(result.rows),
+        out / "submission.toml": submission_toml(
+            result, contact=contact, licence=licence, today=today
+        ),
+    }
+    if not bench_file.exists():
+        files[bench_file] = benchmark_toml(bench_dir.name, settings, licence=licence, today=today)
+    for path, text in files.items():
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    rows = [
+        canonical(
+            RunRow(
+                r["test_a"],
+                r["test_b"],
+                r["p"],
+                r["merge"],
+                r["agent"],
+                r["v_a"],
+                r["v_b"],
+                r["v_ab"],
+                r["seed"],
+            )
+        )
+        for r in result.rows
+    ]
+    analysis = analyse_runs(rows, tests=list(settings.tests), seed=20211)  # = score default
+    return WriteReport(written, result, analysis)
