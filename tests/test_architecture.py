@@ -8,7 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 HOMES = {
-    "duckdb": {"pipeline/store.py"},
+    "duckdb": {"pipeline/store/__init__.py"},
     "jinja2": {"pipeline/site/render.py"},
     "altair": {"pipeline/site/charts.py"},
 }

@@ -21,7 +21,6 @@ Without ``--base`` the "before" state is the benchmark without the named bundles
 from __future__ import annotations
 
 import datetime as dt
-import json
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -108,18 +107,8 @@ def _derive_before(before: LoadedBenchmark, after_rows: list[dict[str, Any]], *,
 
 def read_scores(store: Any, bench_id: str) -> list[dict[str, Any]]:
     """Read a benchmark's ``current`` score rows as dicts (the columns ``score`` writes)."""
-    cols, rows = store.query(
-        "select benchmark, bundle, content_hash, agent, metric, value, ci_low, ci_high, rank, "
-        "verified, code_version, details from scores where release = 'current' "
-        "order by benchmark, metric, bundle, agent")
-    out = []
-    for r in rows:
-        d = dict(zip(cols, r, strict=True))
-        if d.pop("benchmark") != bench_id:
-            continue
-        d["details"] = json.loads(d["details"]) if d["details"] else None
-        out.append(d)
-    return out
+    rows: list[dict[str, Any]] = store.current_scores(bench_id)
+    return rows
 
 
 def _resolve_paths(paths: Sequence[Path]) -> dict[Path, set[str] | None]:

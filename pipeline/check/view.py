@@ -243,11 +243,7 @@ class CheckView:
                 for rec in store.bundles(current_only=False):
                     facts.history.setdefault(rec.content_hash, []).append(
                         f"{rec.benchmark}/{rec.id}")
-                _, rows = store.query(
-                    "select r.benchmark, r.benchmark_hash, b.version from score_runs r "
-                    "left join benchmarks b on b.id = r.benchmark "
-                    "and b.content_hash = r.benchmark_hash where r.release = 'current'")
-                facts.scored_on = {r[0]: (str(r[1] or ""), str(r[2] or "")) for r in rows}
+                facts.scored_on = store.scored_on()
         except StoreError as exc:
             notes.append(f"the store {store_path} could not be read ({exc.message}); the "
                          "resubmission check used the base state only")

@@ -9,7 +9,6 @@ from collections import defaultdict
 from collections.abc import Callable
 
 from pipeline.metrics.registry import metric_info
-from pipeline.site import charts as ch
 from pipeline.site.board_charts import entry_label, score_charts
 from pipeline.site.chartdata import humanise
 from pipeline.site.model import (
@@ -22,13 +21,11 @@ from pipeline.site.model import (
 )
 from pipeline.site.pages import (
     AboutPage,
-    Badge,
     BenchmarkPage,
     BenchmarkRow,
     Cell,
     ChangeItem,
     ChangelogPage,
-    ChartBlock,
     HomeBenchmark,
     HomePage,
     LeaderboardRow,
@@ -43,8 +40,9 @@ from pipeline.site.pages import (
     ReleasesPage,
     SpecFile,
 )
-from pipeline.site.standings import CURRENT, Entry, fmt_interval, fmt_num, history, sparkline
+from pipeline.site.standings import CURRENT, fmt_interval, fmt_num, history, sparkline
 from pipeline.site.systems import system_pages
+from pipeline.site.widgets import badges, blocks
 
 
 def column(name: str) -> MetricColumn:
@@ -76,42 +74,6 @@ def methodology(t: TrackInfo) -> Methodology:
     )
 
 
-def badges(site: Site, vd: VersionData, bm: BenchmarkRow, e: Entry) -> tuple[Badge, ...]:
-    """Verified/reported, and stale markers for the working state."""
-    out = [
-        Badge("ok", "verified", "computed by gmeter from the raw artefacts")
-        if e.primary.verified
-        else Badge("rep", "reported", "taken from numbers the submitter supplied")
-    ]
-    if vd.version.name == CURRENT:
-        why = stale_reason(site, bm, e)
-        if why:
-            out.append(Badge("stale", "stale", why))
-    return tuple(out)
-
-
-def stale_reason(site: Site, bm: BenchmarkRow, e: Entry) -> str:
-    """Why a current score is out of date ('' when it is not)."""
-    cur_bm = site.current_benchmarks.get(bm.id)
-    if cur_bm is not None and bm.content_hash and cur_bm.content_hash != bm.content_hash:
-        return (
-            f"scored on benchmark version {bm.version or bm.content_hash[:10]}; "
-            f"the current version is {cur_bm.version or cur_bm.content_hash[:10]}"
-        )
-    cur = site.current_bundles.get((bm.id, e.bundle))
-    if cur is None:
-        return "this bundle is no longer in submissions/"
-    if cur.content_hash != e.content_hash:
-        return "scored on an older version of this bundle; run gmeter score"
-    if cur_bm is not None and cur.benchmark_version and cur_bm.version and \
-            cur.benchmark_version != cur_bm.version:
-        return (
-            f"submitted under benchmark version {cur.benchmark_version}; "
-            f"the current version is {cur_bm.version}"
-        )
-    return ""
-
-
 def stale_note(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
     """Return a banner text when the benchmark itself changed since it was scored."""
     if vd.version.name != CURRENT:
@@ -129,29 +91,6 @@ def stale_note(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
 
 
 # --------------------------------------------------------------------------- benchmark page
-
-
-def blocks(
-    specs: list[ch.ChartSpec], page_path: str, base: str, files: list[SpecFile]
-) -> tuple[ChartBlock, ...]:
-    """Chart blocks for a page, recording each spec's file next to the page."""
-    res = []
-    for c in specs:
-        spath = f"{base}{c.key}.vl.json"
-        files.append(SpecFile(spath, c.spec))
-        res.append(
-            ChartBlock(
-                c.key,
-                c.title,
-                c.alt,
-                c.spec,
-                href(page_path, spath),
-                c.table_head,
-                c.table_rows,
-                c.wide,
-            )
-        )
-    return tuple(res)
 
 
 def benchmark_page(

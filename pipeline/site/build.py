@@ -13,7 +13,6 @@ the same store gives byte-identical output.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import shutil
 import tempfile
@@ -26,13 +25,6 @@ from typing import Any
 from pipeline import __version__
 from pipeline.errors import BuildError
 from pipeline.site.pages import (
-    BenchmarkRow,
-    BundleRow,
-    ChartRecord,
-    FileRow,
-    ReleaseRow,
-    RunRecord,
-    ScoreRecord,
     Snapshot,
 )
 
@@ -60,12 +52,6 @@ class BuildReport:
     seconds: float
 
 
-def _loads(text: Any) -> Any:
-    if text is None:
-        return None
-    return json.loads(text) if isinstance(text, str) else text
-
-
 def site_date(snap_dates: list[dt.date]) -> dt.date:
     """``SOURCE_DATE_EPOCH`` as a UTC date, else the newest date in the store, else 1970-01-01."""
     epoch = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
@@ -81,122 +67,10 @@ def site_date(snap_dates: list[dt.date]) -> dt.date:
 
 
 def read_snapshot(store: Any) -> Snapshot:
-    """Read everything the site shows from an open store, sorted."""
-    q = store.query
-    _, rows = q(
-        "select id, content_hash, track, title, version, description, licence, created, "
-        "manifest, source_path, git_commit, current from benchmarks "
-        "order by id, ingested_at, content_hash"
-    )
-    benchmarks = tuple(
-        BenchmarkRow(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4] or "",
-            r[5] or "",
-            r[6] or "",
-            r[7],
-            _loads(r[8]) or {},
-            r[9] or "",
-            r[10] or "",
-            bool(r[11]),
-        )
-        for r in rows
-    )
-    _, frows = q(
-        "select content_hash, path, sha256, size from bundle_files order by content_hash, path"
-    )
-    files: dict[str, list[FileRow]] = {}
-    for h, path, sha, size in frows:
-        files.setdefault(h, []).append(FileRow(path, sha, int(size)))
-    _, rows = q(
-        "select benchmark, id, content_hash, system_name, system_version, organisation, "
-        "url, submitted, licence, manifest, source_path, git_commit, current, "
-        "benchmark_version from bundles "
-        "order by benchmark, id, ingested_at, content_hash"
-    )
-    bundles = []
-    for r in rows:
-        manifest = _loads(r[9]) or {}
-        bundles.append(
-            BundleRow(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4] or "",
-                r[5] or "",
-                r[6] or "",
-                r[7],
-                r[8] or "",
-                str(manifest.get("description", "") or ""),
-                r[10] or "",
-                r[11] or "",
-                bool(r[12]),
-                tuple(files.get(r[2], ())),
-                r[13] or "",
-            )
-        )
-    _, rows = q("select name, date, notes, code_version from releases order by date, name")
-    releases = tuple(ReleaseRow(r[0], r[1], r[2] or "", r[3] or "") for r in rows)
-    _, rows = q(
-        "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
-        "ci_high, rank, verified, code_version from scores "
-        "order by release, benchmark, bundle, agent, metric"
-    )
-    scores = tuple(
-        ScoreRecord(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            r[6],
-            r[7],
-            r[8],
-            None if r[9] is None else int(r[9]),
-            bool(r[10]),
-            r[11] or "",
-        )
-        for r in rows
-    )
-    _, rows = q(
-        "select release, benchmark, name, data from charts order by release, benchmark, name"
-    )
-    charts = tuple(ChartRecord(r[0], r[1], r[2], _loads(r[3])) for r in rows)
-    _, rows = q(
-        "select release, benchmark, benchmark_hash, track, code_version, notes "
-        "from score_runs order by release, benchmark"
-    )
-    runs = tuple(
-        RunRecord(
-            r[0], r[1], r[2] or "", r[3], r[4] or "", tuple(str(n) for n in _loads(r[5]) or ())
-        )
-        for r in rows
-    )
-    primary: dict[str, str] = {}
-    if "primary_metrics" in store.table_names():
-        _, rows = q("select track, metric from primary_metrics order by track")
-        primary = {r[0]: r[1] for r in rows}
-    dates = (
-        [r.date for r in releases]
-        + [b.submitted for b in bundles if b.submitted]
-        + [b.created for b in benchmarks if b.created]
-    )
-    return Snapshot(
-        benchmarks,
-        tuple(bundles),
-        releases,
-        scores,
-        charts,
-        runs,
-        primary,
-        site_date(dates),
-        f"gmeter {__version__}",
-    )
+    """Read everything the site shows from an open store (see :mod:`pipeline.store.snapshot`)."""
+    from pipeline.store.snapshot import read_snapshot as read
+
+    return read(store, site_date=site_date, generator=f"gmeter {__version__}")
 
 
 def _check_out(out: Path) -> None:

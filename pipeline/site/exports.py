@@ -55,11 +55,8 @@ def write_raw_files(store: Store, site: Site, root: Path) -> int:
         chunk = [h for h in hashes[start : start + BATCH] if re.fullmatch(r"[0-9a-f]{8,128}", h)]
         if not chunk:
             continue
-        listed = ", ".join(f"'{h}'" for h in chunk)  # hex only: checked above
-        _, rows = store.query(
-            "select content_hash, path, content from bundle_files "
-            f"where content_hash in ({listed}) order by content_hash, path"
-        )
+        rows = [(h, path, data) for h in chunk
+                for path, data in sorted(store.bundle_files(h).items())]
         for h, path, data in rows:
             target = root / raw_path(h, path)
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -109,7 +106,7 @@ def _version_url(site: Site, v: Version) -> str:
 
 def api_documents(site: Site) -> dict[str, Any]:
     """Build the JSON API: ``api/index.json``, one file per benchmark and one per release."""
-    from pipeline.site.assemble import stale_reason
+    from pipeline.site.widgets import stale_reason
 
     docs: dict[str, Any] = {}
     latest = site.latest

@@ -19,6 +19,7 @@ from pipeline.site.pages import (
     SystemPage,
 )
 from pipeline.site.standings import Entry, fmt_interval, fmt_num, history
+from pipeline.site.widgets import badges, blocks
 
 
 def _value(rec: object) -> str:
@@ -32,8 +33,6 @@ def system_pages(
     site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav], files: list[SpecFile]
 ) -> list[Page]:
     """One page per system (grouped by system name across benchmarks) in one version."""
-    from pipeline.site.assemble import badges, blocks
-
     grouped: dict[str, list[tuple[str, Entry, BundleRow | None]]] = defaultdict(list)
     for bm in vd.benchmarks:
         st = vd.standings[bm.id]

@@ -525,6 +525,33 @@ class Store:
         ).fetchall()
         return [r[0] for r in rows]
 
+    def current_scores(self, benchmark: str) -> list[dict[str, Any]]:
+        """A benchmark's ``current`` score rows as dicts (the columns ``score`` writes).
+
+        ``details`` is decoded from JSON; rows are ordered by metric, bundle and agent.
+        """
+        cur = self.con.execute(
+            "select bundle, content_hash, agent, metric, value, ci_low, ci_high, rank, "
+            "verified, code_version, details from scores "
+            "where release = 'current' and benchmark = ? "
+            "order by metric, bundle, agent", [benchmark])
+        cols = [d[0] for d in cur.description]
+        out = []
+        for r in cur.fetchall():
+            d = dict(zip(cols, r, strict=True))
+            d["details"] = json.loads(d["details"]) if d["details"] else None
+            out.append(d)
+        return out
+
+    def scored_on(self) -> dict[str, tuple[str, str]]:
+        """Benchmark → (benchmark hash, benchmark version) of its last ``current`` score run."""
+        rows = self.con.execute(
+            "select r.benchmark, r.benchmark_hash, b.version from score_runs r "
+            "left join benchmarks b on b.id = r.benchmark "
+            "and b.content_hash = r.benchmark_hash where r.release = 'current' "
+            "order by r.benchmark").fetchall()
+        return {r[0]: (str(r[1] or ""), str(r[2] or "")) for r in rows}
+
     # ------------------------------------------------------------------ queries and export
     def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
         """Run SQL and return (column names, rows)."""

@@ -1,0 +1,71 @@
+"""Small pieces shared by board pages and system pages: badges, stale reasons, chart blocks.
+
+Kept apart from :mod:`pipeline.site.assemble` and :mod:`pipeline.site.systems` so that both
+import it and neither imports the other.
+"""
+
+from __future__ import annotations
+
+from pipeline.site import charts as ch
+from pipeline.site.model import Site, VersionData, href
+from pipeline.site.pages import Badge, BenchmarkRow, ChartBlock, SpecFile
+from pipeline.site.standings import CURRENT, Entry
+
+
+def badges(site: Site, vd: VersionData, bm: BenchmarkRow, e: Entry) -> tuple[Badge, ...]:
+    """Verified/reported, and stale markers for the working state."""
+    out = [
+        Badge("ok", "verified", "computed by gmeter from the raw artefacts")
+        if e.primary.verified
+        else Badge("rep", "reported", "taken from numbers the submitter supplied")
+    ]
+    if vd.version.name == CURRENT:
+        why = stale_reason(site, bm, e)
+        if why:
+            out.append(Badge("stale", "stale", why))
+    return tuple(out)
+
+
+def stale_reason(site: Site, bm: BenchmarkRow, e: Entry) -> str:
+    """Why a current score is out of date ('' when it is not)."""
+    cur_bm = site.current_benchmarks.get(bm.id)
+    if cur_bm is not None and bm.content_hash and cur_bm.content_hash != bm.content_hash:
+        return (
+            f"scored on benchmark version {bm.version or bm.content_hash[:10]}; "
+            f"the current version is {cur_bm.version or cur_bm.content_hash[:10]}"
+        )
+    cur = site.current_bundles.get((bm.id, e.bundle))
+    if cur is None:
+        return "this bundle is no longer in submissions/"
+    if cur.content_hash != e.content_hash:
+        return "scored on an older version of this bundle; run gmeter score"
+    if cur_bm is not None and cur.benchmark_version and cur_bm.version and \
+            cur.benchmark_version != cur_bm.version:
+        return (
+            f"submitted under benchmark version {cur.benchmark_version}; "
+            f"the current version is {cur_bm.version}"
+        )
+    return ""
+
+
+def blocks(
+    specs: list[ch.ChartSpec], page_path: str, base: str, files: list[SpecFile]
+) -> tuple[ChartBlock, ...]:
+    """Chart blocks for a page, recording each spec's file next to the page."""
+    res = []
+    for c in specs:
+        spath = f"{base}{c.key}.vl.json"
+        files.append(SpecFile(spath, c.spec))
+        res.append(
+            ChartBlock(
+                c.key,
+                c.title,
+                c.alt,
+                c.spec,
+                href(page_path, spath),
+                c.table_head,
+                c.table_rows,
+                c.wide,
+            )
+        )
+    return tuple(res)
