@@ -20,6 +20,7 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.errors import Problem, ScoringError
+from pipeline.executor.base import Executor
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
 from pipeline.metrics.registry import sort_key_sign
 from pipeline.store import CURRENT, Store
@@ -111,9 +112,29 @@ def _input_key(bench: BenchmarkInput, bundles: Sequence[BundleInput], seed: int,
     return h.hexdigest()
 
 
+@dataclass(frozen=True)
+class BenchmarkScores:
+    """What scoring one benchmark gives: rows for the ``scores`` table, charts and notes.
+
+    Attributes
+    ----------
+    rows : list of dict
+        One dict per score (the columns of ``scores`` without release/benchmark), with the
+        bundle's content hash and the rank added; sorted by metric, bundle and agent.
+    charts : dict
+        Chart name → JSON-ready chart data (the ``charts`` table).
+    notes : list of str
+        The track's notes for the board.
+    """
+
+    rows: list[dict[str, Any]]
+    charts: dict[str, Any]
+    notes: list[str]
+
+
 def score_benchmark(
     bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreContext
-) -> tuple[list[dict[str, Any]], dict[str, Any], list[str]]:
+) -> BenchmarkScores:
     """Score one benchmark: the track's rows with content hashes and ranks added."""
     spec = get_track(bench.track)
     result = spec.score(bench, list(bundles), ctx)
@@ -130,7 +151,7 @@ def score_benchmark(
             "ci_high": r.ci_high, "rank": rank, "verified": r.verified, "details": r.details,
         })
     rows.sort(key=lambda d: (d["metric"], d["bundle"], d["agent"]))
-    return rows, result.charts, list(result.notes)
+    return BenchmarkScores(rows, dict(result.charts), list(result.notes))
 
 
 def score_all(
@@ -140,7 +161,7 @@ def score_all(
     benchmarks: Sequence[str] | None = None,
     seed: int = 20211,
     options: dict[str, Any] | None = None,
-    executor: Any = None,
+    executor: Executor | None = None,
     force: bool = False,
     progress: Callable[[str, int, int], None] | None = None,
     now: dt.datetime | None = None,
@@ -181,7 +202,8 @@ def score_all(
                 ctx = ScoreContext(seed=seed, executor=executor, options=options,
                                    progress=progress)
                 if bundles:
-                    rows, charts, notes = score_benchmark(bench, bundles, ctx)
+                    scored = score_benchmark(bench, bundles, ctx)
+                    rows, charts, notes = scored.rows, scored.charts, scored.notes
                 else:
                     rows, charts, notes = [], {}, ["no bundles yet"]
                 store.replace_scores(

@@ -23,7 +23,7 @@ import tarfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import Any, NamedTuple
 
 from pipeline.bundles import BENCHMARK_OWNED_DIRS
 from pipeline.errors import GmeterError
@@ -180,10 +180,31 @@ def _parse_name_status(out: str) -> list[FileChange]:
     return changes
 
 
+class Classified(NamedTuple):
+    """Changed paths sorted by who owns them (:func:`classify`).
+
+    Attributes
+    ----------
+    bundles : list of BundleChange
+        Per bundle folder: new, modified or deleted, with its changed files.
+    benchmark : dict
+        Benchmark id → changed benchmark-owned files (``benchmark.toml``, ``reference/`` …).
+    root : list of FileChange
+        Changed files directly in the submissions folder (``releases.toml``).
+    outside : list of FileChange
+        Changed files outside the submissions folder.
+    """
+
+    bundles: list[BundleChange]
+    benchmark: dict[str, list[FileChange]]
+    root: list[FileChange]
+    outside: list[FileChange]
+
+
 def classify(
     files: Sequence[FileChange], submissions: str, existed_at_base: set[tuple[str, str]],
     exists_now: set[tuple[str, str]],
-) -> tuple[list[BundleChange], dict[str, list[FileChange]], list[FileChange], list[FileChange]]:
+) -> Classified:
     """Sort changed paths into bundle, benchmark, root and outside changes (pure).
 
     Parameters
@@ -224,7 +245,7 @@ def classify(
         kind = ("deleted" if (b, u) not in exists_now
                 else "new" if (b, u) not in existed_at_base else "modified")
         bundles.append(BundleChange(b, u, kind, tuple(fcs)))
-    return bundles, bench, root, outside
+    return Classified(bundles, bench, root, outside)
 
 
 def bundles_at(root: Path, commit: str, submissions: str) -> set[tuple[str, str]]:

@@ -93,7 +93,7 @@ def _derive_before(before: LoadedBenchmark, after_rows: list[dict[str, Any]], *,
     if rescore:
         ctx = ScoreContext(seed=seed, executor=executor, options=options, progress=progress)
         try:
-            more, _, _ = score_benchmark(before.input, rescore, ctx)
+            more = score_benchmark(before.input, rescore, ctx).rows
         except Exception as exc:  # reported like a failed score run
             failed.append(f"{type(exc).__name__}: {exc}")
             more = []
