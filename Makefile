@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 GMETER := $(BIN)/gmeter
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install site test test-all lint bench browser clean check-submission publish
+.PHONY: help install site test test-all lint bench browser clean check-submission publish site-identical
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -41,6 +41,9 @@ lint: install  ## ruff + mypy
 
 bench: install  ## speed benchmarks; writes bench/results.json and bench/RESULTS.md
 	$(BIN)/python -m bench
+
+site-identical: install  ## rebuild public/ from the same store at REF and here; must be byte-identical
+	$(BIN)/python tests/tools/site_identical.py --ref $${REF:-HEAD}
 
 check-submission: install  ## what CI runs on a pull request (BASE=origin/main)
 	$(GMETER) check --base $${BASE:-origin/main} --report $${REPORT:-check-report.md}

@@ -1,8 +1,12 @@
-"""Architecture rules: one home per heavy library; the CLI stays a thin skin."""
+"""Architecture rules: the wings of pipeline/, pure metrics, no import cycles, SQL in the store.
+
+Also one home per heavy library and a thin CLI.
+"""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -51,3 +55,127 @@ def test_cli_contains_no_sql_and_no_templates():
         rel = path.relative_to(ROOT).as_posix()
         for marker in ("create table", "insert into", "{% ", "{{ "):
             assert marker not in text, f"{rel} contains {marker!r}; move it into pipeline/"
+
+
+# --------------------------------------------------------------------------- the layout
+
+PAPERS = ("gindex", "generality", "aiq", "similarity")
+METRICS_MAY_NOT_IMPORT = {"subprocess", "importlib", "duckdb", "jinja2", "altair", "typer", "rich"}
+SQL = re.compile(
+    r"\b(select\b[\s\S]+\bfrom\b|insert\s+into\b|create\s+(or\s+replace\s+)?(table|view|index)\b"
+    r"|update\s+\w+\s+set\b|delete\s+from\b|copy\s*\(|pragma\s+\w|attach\s+'|export\s+database\b)",
+    re.IGNORECASE,
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _package_modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in _sources("pipeline") + _sources("cli")}
+
+
+def _imported_modules(path: Path, known: dict[str, Path]) -> set[str]:
+    """Every project module ``path`` imports, at any level (function bodies, TYPE_CHECKING)."""
+    me = _module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*anchor, base] if base else anchor)
+            found.add(base)
+            found |= {f"{base}.{a.name}" for a in node.names}
+    return {m for m in found if m in known and m != me}
+
+
+def test_top_of_pipeline_is_small_and_has_no_prefix_families():
+    top = sorted(p.stem for p in (ROOT / "pipeline").glob("*.py") if p.stem != "__init__")
+    assert len(top) <= 14, f"pipeline/ holds {len(top)} modules: give the new ones a wing"
+    for family in ("aiq", "similarity", "site", "check", "executor", "gindex", "generality"):
+        members = [m for m in top if m.startswith(family + "_")]
+        assert not members, f"{members}: a family of modules belongs in a package of its own"
+    for wing in ("site", "check", "executor", "store"):
+        assert (ROOT / "pipeline" / wing / "__init__.py").is_file(), f"pipeline/{wing}/ is missing"
+    for paper in PAPERS:
+        for wing in ("metrics", "tracks"):
+            assert (ROOT / "pipeline" / wing / paper / "__init__.py").is_file(), (
+                f"pipeline/{wing}/{paper}/ is missing")
+
+
+def test_metrics_are_pure():
+    known = _package_modules()
+    for path in _sources("pipeline/metrics"):
+        rel = path.relative_to(ROOT).as_posix()
+        bad = _imports(path) & METRICS_MAY_NOT_IMPORT
+        assert not bad, f"{rel} imports {sorted(bad)}: metrics are pure maths"
+        for mod in _imported_modules(path, known):
+            ok = mod.startswith("pipeline.metrics") or mod in ("pipeline", "pipeline.errors")
+            assert ok, f"{rel} imports {mod}: metrics import only metrics/** and errors"
+
+
+def test_no_import_cycles_between_modules():
+    """Package faces (``__init__`` that only re-export) aside, imports form a DAG."""
+    import networkx as nx
+
+    known = _package_modules()
+    faces = {m for m, p in known.items() if p.name == "__init__.py"}
+    graph = nx.DiGraph()
+    for mod, path in known.items():
+        graph.add_node(mod)
+        for dep in _imported_modules(path, known):
+            if dep not in faces and mod not in faces:
+                graph.add_edge(mod, dep)
+    cycles = [sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1]
+    assert not cycles, f"import cycles: {cycles}"
+
+
+def test_package_faces_only_re_export_tracks():
+    for paper in PAPERS:
+        face = ROOT / "pipeline" / "tracks" / paper / "__init__.py"
+        tree = ast.parse(face.read_text(encoding="utf-8"))
+        defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
+        assert not defs, f"{face.relative_to(ROOT)} defines code; it should only expose TRACK"
+        text = face.read_text(encoding="utf-8")
+        assert f"from pipeline.tracks.{paper}.track import TRACK" in text
+
+
+def test_sql_lives_only_in_the_store():
+    for path in _sources("pipeline") + _sources("cli"):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("pipeline/store/"):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(n.body[0].value)
+            for n in ast.walk(tree)
+            if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
+            and n.body and isinstance(n.body[0], ast.Expr)
+            and isinstance(n.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docstrings and SQL.search(node.value):
+                raise AssertionError(
+                    f"{rel}:{node.lineno} holds SQL ({node.value[:60]!r}); add a typed read to "
+                    "pipeline/store/")
+
+
+def test_one_toml_writer():
+    """Bundle, log and release writers format values through pipeline/toml_writer.py."""
+    for path in _sources("pipeline") + _sources("cli"):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "pipeline/toml_writer.py":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for name in ("def _toml_value", "def _toml_str", "def _toml_string", "import tomli_w"):
+            assert name not in text, f"{rel} has its own TOML writer ({name}); use toml_writer"
