@@ -14,8 +14,11 @@ hlq-lambda    sel_mode, init_q, lambda, epsilon, gamma          ``HLQ_l,sel,init
 ============  ===============================================  =========================
 
 Parameters not given come from the preset of the paper's episode length nearest (on a log
-scale) to the run's; ``module:Class`` names a Python agent class and ``cmd:PROGRAM ARGS`` an
-external program (see :mod:`pipeline.tracks.aiq.external`).
+scale) to the run's; ``module:Class`` names a Python agent class, ``cmd:PROGRAM ARGS`` an
+external program speaking JSON lines one percept at a time, ``cmdbatch:PROGRAM ARGS`` one
+speaking the batched protocol (many runs per message) and ``gym:module:factory[,key=value...]``
+a factory of policies acting on Gymnasium observations (see
+:mod:`pipeline.tracks.aiq.external` and :mod:`pipeline.tracks.aiq.gym_env`).
 """
 
 from __future__ import annotations
@@ -87,7 +90,8 @@ class AgentSpec:
     Attributes
     ----------
     kind : str
-        A reference agent name, ``python`` (``module:Class``) or ``command`` (``cmd:...``).
+        A reference agent name, ``python`` (``module:Class``), ``command`` (``cmd:...``),
+        ``batch`` (``cmdbatch:...``) or ``gym`` (``gym:module:factory``).
     params : tuple of (str, float)
         Reference agents: every parameter, presets filled in. Others: extra ``key=value``
         pairs passed to the agent in its settings.
@@ -116,7 +120,9 @@ class AgentSpec:
         """Return the canonical spec string (round-trips through :func:`parse_agent`)."""
         if self.kind == "command":
             return f"cmd:{self.target}"
-        head = self.target if self.kind == "python" else self.kind
+        if self.kind == "batch":
+            return f"cmdbatch:{self.target}"
+        head = {"python": self.target, "gym": f"gym:{self.target}"}.get(self.kind, self.kind)
         return ",".join([head, *(f"{k}={v:g}" for k, v in self.params)])
 
     def kernel_args(self) -> tuple[int, list[float]]:
@@ -168,6 +174,13 @@ def parse_agent(text: str, episode_length: int = 1000) -> AgentSpec:
         if not text[4:].strip():
             raise ValueError("cmd: needs a command line, e.g. cmd:python my_agent.py")
         return AgentSpec("command", (), text[4:].strip())
+    if text.startswith("cmdbatch:"):
+        if not text[9:].strip():
+            raise ValueError("cmdbatch: needs a command line, e.g. cmdbatch:python my_agent.py")
+        return AgentSpec("batch", (), text[9:].strip())
+    gym = text.startswith("gym:")
+    if gym:
+        text = text[4:]
     head, *rest = [p.strip() for p in text.split(",")]
     extra: list[tuple[str, float]] = []
     positional: list[float] = []
@@ -183,13 +196,21 @@ def parse_agent(text: str, episode_length: int = 1000) -> AgentSpec:
             extra.append((key.strip().replace("-", "_"), number))
         else:
             positional.append(number)
+    if gym:
+        mod, _, factory = head.partition(":")
+        if positional or not mod or not factory.isidentifier():
+            raise ValueError(
+                f"gym:{text!r}: use gym:module:factory[,key=value...] (a callable returning a "
+                "policy; see docs/aiq.md)"
+            )
+        return AgentSpec("gym", tuple(extra), head)
     name = _ALIASES.get(head.lower())
     if name is None:
         if ":" in head and not positional:
             return AgentSpec("python", tuple(extra), head)
         raise ValueError(
             f"unknown agent {head!r}: use one of {', '.join(REFERENCE_AGENTS)}, "
-            "module:Class or cmd:PROGRAM"
+            "module:Class, cmd:PROGRAM, cmdbatch:PROGRAM or gym:module:factory"
         )
     names = PARAM_NAMES[name]
     el = preset_length(episode_length)

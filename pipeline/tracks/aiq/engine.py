@@ -18,7 +18,6 @@ agents together, allocating by the SD of their per-program difference.
 
 from __future__ import annotations
 
-import functools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from pipeline.metrics.aiq.estimator import (
 )
 from pipeline.metrics.aiq.runs import AIQSettings, RunItem, RunResult, run_seed
 from pipeline.tracks.aiq.programs import ProgramSample
-from pipeline.tracks.aiq.runner import execute_run
+from pipeline.tracks.aiq.runner import map_runs
 
 METHODS = ("stratified", "mc-antithetic", "mc")
 STATUS_OK = "ok"
@@ -139,15 +138,10 @@ class _Runner:
         ]
         out: list[list[RunResult]] = []
         for k, spec in enumerate(self.agents):
-            fn = functools.partial(
-                execute_run,
-                agent=spec.text,
-                settings=self.settings,
-                record=self.record,
-                step_timeout=self.step_timeout,
-            )
             label = f"{spec.kind} stage {stage}" if stage else spec.kind
-            res = self.ex.map(fn, items, label=label, progress=self.progress)
+            res = map_runs(self.ex, spec, items, self.settings, record=self.record,
+                           step_timeout=self.step_timeout, label=label,
+                           progress=self.progress)  # fmt: skip
             for (pid, sign), item, r in zip(jobs, items, res, strict=True):
                 self.rows[k].append(
                     SampleRow(
@@ -344,6 +338,7 @@ def run_aiq_difference(
     *,
     executor: Any = None,
     progress: Any = None,
+    step_timeout: float = 10.0,
 ) -> tuple[AIQRun, AIQRun, DifferenceEstimate]:
     r"""Test two agents on the same programs and seeds; estimate :math:`\Upsilon_A - \Upsilon_B`.
 
@@ -354,8 +349,13 @@ def run_aiq_difference(
         a if isinstance(a, AgentSpec) else parse_agent(a, settings.episode_length)
         for a in (agent_a, agent_b)
     ]
-    runner = _Runner(specs, sample, settings, seed, executor, False, progress)
-    stages = _stratified(sample, budget, runner.pair_values)
+    runner = _Runner(specs, sample, settings, seed, executor, False, progress, step_timeout)
+    try:
+        stages = _stratified(sample, budget, runner.pair_values)
+    finally:
+        from pipeline.tracks.aiq.external import close_external_agents
+
+        close_external_agents()
     pa, pb = (pairs_by_stratum(rows) for rows in runner.rows)
     common = {s: {pid: v for pid, v in d.items() if pid in pb.get(s, {})} for s, d in pa.items()}
     diff = paired_difference(sample.p, common, pb)

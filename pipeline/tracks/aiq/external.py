@@ -48,16 +48,32 @@ DEFAULT_STEP_TIMEOUT = 10.0
 _MAX_LINE = 1 << 16
 
 
-def load_python_agent(target: str) -> type:
-    """Import ``module:Class``; raise AgentProtocolError if it cannot be used."""
-    module_name, _, class_name = target.partition(":")
+def import_agent_module(module_name: str) -> Any:
+    """Import a user's agent module, with the working folder on the path (as ``python -m``).
+
+    Raises
+    ------
+    AgentProtocolError
+        Any import failure, reported plainly (it is the agent's, not gmeter's).
+    """
+    import sys
+
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
     try:
-        module = importlib.import_module(module_name)
+        return importlib.import_module(module_name)
     except Exception as exc:  # any import failure is the agent's, reported plainly
         raise AgentProtocolError(
             f"cannot import agent module {module_name!r}: {exc}",
             hint="check the module is on PYTHONPATH (run gmeter from its folder)",
         ) from exc
+
+
+def load_python_agent(target: str) -> type:
+    """Import ``module:Class``; raise AgentProtocolError if it cannot be used."""
+    module_name, _, class_name = target.partition(":")
+    module = import_agent_module(module_name)
     cls = getattr(module, class_name, None)
     if not isinstance(cls, type):
         raise AgentProtocolError(f"{module_name!r} has no class {class_name!r}")
@@ -120,6 +136,7 @@ class CommandAgent:
         self.buf = b""
         self.cycle = 0
         self.n = 0
+        self.max_line = _MAX_LINE
 
     # ------------------------------------------------------------------ process
     def _start(self) -> None:
@@ -180,8 +197,8 @@ class CommandAgent:
                     code = self.proc.wait(timeout=5)
                     raise self._fail(f"the program exited (code {code}) without replying")
                 self.buf += chunk
-                if len(self.buf) > _MAX_LINE:
-                    raise self._fail("reply line longer than 64 KiB")
+                if len(self.buf) > self.max_line:
+                    raise self._fail(f"reply line longer than {self.max_line // 1024} KiB")
         line, _, self.buf = self.buf.partition(b"\n")
         return line
 
@@ -230,21 +247,32 @@ class CommandAgent:
             raise exc
 
 
-_COMMANDS: dict[tuple[str, float], CommandAgent] = {}
+_COMMANDS: dict[tuple[str, str, float], CommandAgent] = {}
 
 
 def external_agent(spec: AgentSpec, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> Any:
     """Return an agent object for a ``python`` or ``command`` spec.
 
-    Python agents are fresh per call; a command agent is one process per worker, reused.
+    Python and gym agents are fresh per call; a command agent (``cmd:`` or ``cmdbatch:``) is
+    one process per worker, reused.
     """
     if spec.kind == "python":
         return PythonAgent(spec.target)
-    if spec.kind == "command":
-        key = (spec.target, step_timeout)
+    if spec.kind == "gym":
+        from pipeline.tracks.aiq.gym_env import GymPolicyAgent
+
+        return GymPolicyAgent(spec.target, dict(spec.params))
+    if spec.kind in ("command", "batch"):
+        key = (spec.kind, spec.target, step_timeout)
         agent = _COMMANDS.get(key)
         if agent is None:
-            agent = _COMMANDS[key] = CommandAgent(spec.target, step_timeout)
+            if spec.kind == "batch":
+                from pipeline.tracks.aiq.batch import BatchCommandAgent
+
+                agent = BatchCommandAgent(spec.target, step_timeout)
+            else:
+                agent = CommandAgent(spec.target, step_timeout)
+            _COMMANDS[key] = agent
         return agent
     raise ValueError(f"{spec.kind} is not an external agent")
 

@@ -1,8 +1,10 @@
 """Running an agent on BF programs: the AIQ track's engine room between agents and executors.
 
 Reference agents run in the compiled kernel (or plain Python with ``plain``); outside agents —
-a Python class (``module:Class``) or a program (``cmd:PROGRAM``) — through the adapters of
-:mod:`pipeline.tracks.aiq.external`. The maths of one run (machine, agents, rewards) is pure
+a Python class (``module:Class``), a program (``cmd:PROGRAM``), a Gymnasium policy factory
+(``gym:module:factory``) — through the adapters of :mod:`pipeline.tracks.aiq.external`; a
+batched program (``cmdbatch:PROGRAM``) gets whole batches of runs (:func:`execute_batch`,
+:mod:`pipeline.tracks.aiq.batch`). The maths of one run (machine, agents, rewards) is pure
 and lives in :mod:`pipeline.metrics.aiq.runs`; this module chooses the agent and maps the runs
 over an executor.
 """
@@ -10,6 +12,7 @@ over an executor.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -54,6 +57,58 @@ def execute_run(
     )  # fmt: skip
 
 
+def execute_batch(
+    items: Sequence[RunItem],
+    *,
+    agent: str,
+    settings: AIQSettings,
+    record: bool,
+    step_timeout: float = 10.0,
+) -> list[RunResult]:
+    """Run a batch of items through a ``cmdbatch:`` agent (module-level, picklable)."""
+    from pipeline.tracks.aiq.batch import run_batch
+    from pipeline.tracks.aiq.external import external_agent
+
+    spec = parse_agent(agent, settings.episode_length)
+    obj = external_agent(spec, step_timeout)
+    return run_batch(items, settings, obj, record=record, params=dict(spec.params))
+
+
+def map_runs(
+    ex: Any,
+    spec: AgentSpec,
+    items: Sequence[RunItem],
+    settings: AIQSettings,
+    *,
+    record: bool,
+    step_timeout: float = 10.0,
+    label: str = "",
+    progress: Any = None,
+) -> list[RunResult]:
+    """Map the runs over the executor: one task per run, or per batch for ``cmdbatch:``.
+
+    Batches split the runs evenly over the executor's workers (at most
+    :data:`~pipeline.tracks.aiq.batch.MAX_BATCH` runs each); results do not depend on it.
+    """
+    if spec.kind != "batch":
+        fn = functools.partial(execute_run, agent=spec.text, settings=settings, record=record,
+                               step_timeout=step_timeout)  # fmt: skip
+        return list(ex.map(fn, items, label=label, progress=progress))
+    from pipeline.tracks.aiq.batch import MAX_BATCH
+
+    if not items:
+        return []
+    workers = max(1, int(getattr(ex, "workers", 1) or 1))
+    per = min(MAX_BATCH, math.ceil(len(items) / workers))
+    batches = [list(items[i : i + per]) for i in range(0, len(items), per)]
+    fnb = functools.partial(execute_batch, agent=spec.text, settings=settings, record=record,
+                            step_timeout=step_timeout)  # fmt: skip
+    out: list[RunResult] = []
+    for res in ex.map(fnb, batches, label=label, progress=progress, chunksize=1):
+        out += res
+    return out
+
+
 def run_agent_on_programs(
     agent: str | AgentSpec,
     programs: Sequence[str],
@@ -64,6 +119,7 @@ def run_agent_on_programs(
     record: bool = False,
     executor: Any = None,
     progress: Any = None,
+    step_timeout: float = 10.0,
 ) -> list[RunResult]:
     """Run ``agent`` once on each program: the engine's public entry point.
 
@@ -71,7 +127,8 @@ def run_agent_on_programs(
     ----------
     agent : str or AgentSpec
         ``random``, ``freq``, ``q0``, ``q-lambda``, ``hlq-lambda`` (with ``,key=value``
-        overrides), ``module:Class`` or ``cmd:PROGRAM``.
+        overrides), ``module:Class``, ``cmd:PROGRAM``, ``cmdbatch:PROGRAM`` or
+        ``gym:module:factory``.
     programs : sequence of str
         BF programs (one run each).
     settings : AIQSettings
@@ -86,6 +143,8 @@ def run_agent_on_programs(
         Where to run (default in-process). Results do not depend on it.
     progress : callable, optional
         ``progress(label, done, total)``.
+    step_timeout : float
+        Seconds an external program may take per reply (per batched reply for cmdbatch).
 
     Returns
     -------
@@ -100,6 +159,7 @@ def run_agent_on_programs(
         raise ValueError("programs, seeds and signs must have the same length")
     sg = list(signs) if signs is not None else [1] * len(programs)
     items = [RunItem(p, s, int(x)) for p, s, x in zip(programs, sg, seeds, strict=True)]
-    fn = functools.partial(execute_run, agent=text, settings=settings, record=record)
     ex = executor or InProcessExecutor()
-    return list(ex.map(fn, items, label=f"aiq {text}", progress=progress))
+    spec = parse_agent(text, settings.episode_length)
+    return map_runs(ex, spec, items, settings, record=record, label=f"aiq {text}",
+                    progress=progress, step_timeout=step_timeout)  # fmt: skip
