@@ -231,11 +231,47 @@ def test_orientation_is_fixed_by_the_means() -> None:
     assert e.n_reversed == 0
 
 
-def test_interval_is_not_clipped_for_insufficient_cells() -> None:
+def test_interval_of_an_insufficient_cell_is_eq3_of_the_fieller_ends() -> None:
+    # linear S = 1.3 ± a little: every end maps through eq. 3's clip to 1, the point too
     e = estimate_similarity([1.0, 1.0, 1.0], [0.0, 0.0, 0.0], [-0.1, -0.2, -0.15])
     assert e.point.status == "insufficient" and e.value == 1.0
     assert e.n_insufficient == 3
-    assert e.ci_low is not None and e.ci_low > 1.0  # describes the linear value 1.3
+    assert (e.ci_low, e.ci_high) == (1.0, 1.0)
+    assert e.point.linear > 1.0  # the extrapolated value is still reported beside it
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(0.0, 1.0), st.floats(0.0, 1.0), st.floats(0.0, 1.0)
+        ),
+        min_size=2,
+        max_size=6,
+    ),
+    st.floats(0.05, 0.95),
+    st.sampled_from(["paper", "mixture"]),
+)
+def test_every_interval_lies_in_minus_one_one_and_contains_its_point(
+    reps: list[tuple[float, float, float]], p: float, convention: str
+) -> None:
+    a, b, x = (list(t) for t in zip(*reps, strict=True))
+    e = estimate_similarity(a, b, x, p, convention=convention)  # type: ignore[arg-type]
+    if e.ci_low is None:
+        return
+    assert e.ci_high is not None
+    assert -1.0 <= e.ci_low <= e.value <= e.ci_high <= 1.0
+
+
+def test_mixture_interval_crossing_zero_uses_each_side_scale() -> None:
+    # p = 0.2: above the unrelated point S = θ/0.2, below S = θ/0.8 (θ the Fieller ratio)
+    e = estimate_similarity(
+        [0.9, 0.8, 0.85, 0.95], [0.1, 0.2, 0.15, 0.05], [0.3, 0.12, 0.2, 0.27], 0.2,
+        convention="mixture",
+    )  # fmt: skip
+    assert e.ci_low is not None and e.ci_high is not None
+    assert e.ci_low < 0.0 < e.ci_high
+    assert -1.0 <= e.ci_low <= e.value <= e.ci_high <= 1.0
 
 
 def test_identity_and_undefined_cells_have_no_interval() -> None:

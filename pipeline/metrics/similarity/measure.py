@@ -269,7 +269,8 @@ class SimilarityEstimate:
     point : Similarity
         Eq. 3 applied to the mean scores (a ratio-of-means estimator).
     ci_low, ci_high : float or None
-        Fieller interval of the affine form (see :func:`estimate_similarity`); ``None`` with
+        Fieller interval mapped through eq. 3 (see :func:`estimate_similarity`): inside
+        ``[-1, 1]`` and containing ``point.value``; ``None`` with
         fewer than two seeds, for ``identity``/``undefined`` cells, or when the interval is
         unbounded because the difficulty gap ``V_A - V_B`` is not resolved.
     n_seeds : int
@@ -369,11 +370,16 @@ def estimate_similarity(
 
     Notes
     -----
-    The interval is for the affine form, which equals eq. 3 whenever the agent is sufficient;
-    for an insufficient cell (``point.status``) it describes the extrapolated ``linear`` value.
-    It is not intersected with ``[-1, 1]`` (nothing is clipped silently). An unbounded Fieller
-    set means the seeds do not establish which test is easier: ``gap_resolved = False`` and no
-    interval, rather than a misleadingly narrow one.
+    Fieller's set is an interval for the ratio :math:`\theta = E[u]/E[d]`; ``S`` is a
+    non-decreasing function of it, :math:`S = g(\theta) = \operatorname{clip}(\theta/c(\theta),
+    -1, 1)` (``c = 1/2`` for the paper convention; ``c = p`` for :math:`\theta \ge 0` and
+    ``1 - p`` below for the mixture one). The image of a confidence interval under a monotone map
+    is a confidence interval of the mapped parameter at the same level, so the reported
+    interval is :math:`[g(\theta_{lo}), g(\theta_{hi})]`: it lies in ``[-1, 1]`` like eq. 3, and
+    it always contains the point, because the ratio of means :math:`\bar u/\bar d` always
+    belongs to Fieller's set (its left side vanishes there). An unbounded Fieller set means the
+    seeds do not establish which test is easier: ``gap_resolved = False`` and no interval,
+    rather than a misleadingly narrow one.
     """
     a = np.asarray(v_a, dtype=np.float64).ravel()
     b = np.asarray(v_b, dtype=np.float64).ravel()
@@ -401,10 +407,6 @@ def estimate_similarity(
             point, None, None, n, None, n_insufficient, n_reversed, confidence
         )
     w = 0.5 if convention == "paper" else point.p
-    if convention == "paper":
-        c = 0.5
-    else:
-        c = point.p if point.v_ab <= w * point.v_a + (1 - w) * point.v_b else 1.0 - point.p
     u = w * a + (1.0 - w) * b - x
     d = a - b
     ci = fieller_interval(u, d, confidence)
@@ -412,6 +414,13 @@ def estimate_similarity(
         return SimilarityEstimate(
             point, None, None, n, False, n_insufficient, n_reversed, confidence
         )
-    return SimilarityEstimate(
-        point, float(ci[0] / c), float(ci[1] / c), n, True, n_insufficient, n_reversed, confidence
-    )
+
+    def to_s(theta: float) -> float:
+        c = 0.5 if convention == "paper" else (point.p if theta >= 0.0 else 1.0 - point.p)
+        return min(1.0, max(-1.0, theta / c))
+
+    lo, hi = to_s(ci[0]), to_s(ci[1])
+    # Fieller's set holds the ratio of means, hence lo <= point <= hi in exact arithmetic;
+    # the two are computed along different float paths, so close the last-ulp gap.
+    lo, hi = min(lo, point.value), max(hi, point.value)
+    return SimilarityEstimate(point, lo, hi, n, True, n_insufficient, n_reversed, confidence)

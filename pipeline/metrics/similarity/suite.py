@@ -188,7 +188,11 @@ def bootstrap_diversity(
     Returns
     -------
     (low, high) or None
-        ``None`` when a cell has fewer than two replicates or no cell is defined.
+        ``None`` when a cell has fewer than two replicates or no cell is defined. The interval
+        lies in ``[0, 2]`` (every ``S`` is clipped to ``[-1, 1]``) and always contains the
+        point estimate (the mean ``1 - S`` of the full-data means over the same cells): a
+        percentile interval can miss its own point when the bootstrap distribution is skewed,
+        so it is widened to the point in that case rather than reported without it.
     """
     rng = np.random.default_rng(seed)
     used: list[tuple[PairSamples, bool]] = []
@@ -205,6 +209,7 @@ def bootstrap_diversity(
     if len(label_sets) == 1:
         joint_idx = rng.integers(0, len(used[0][0].seeds), size=(n_boot, len(used[0][0].seeds)))
     diss = np.zeros(n_boot)
+    point = 0.0
     for c, swapped in used:
         a, b, pa = (c.v_b, c.v_a, 1.0 - c.p) if swapped else (c.v_a, c.v_b, c.p)
         n = len(a)
@@ -214,9 +219,12 @@ def bootstrap_diversity(
         )
         # a replicate whose resampled V_A = V_B is undefined (nan) and is dropped below
         diss += 1.0 - np.clip(lin, -1.0, 1.0)
+        full = affine_similarity(np.mean(a), np.mean(b), np.mean(c.v_ab), pa, convention)
+        point += 1.0 - float(np.clip(full, -1.0, 1.0))
     diss = diss[np.isfinite(diss)] / len(used)
+    point /= len(used)
     if len(diss) == 0:
         return None
     tail = 50.0 * (1.0 - confidence)
     lo, hi = np.percentile(diss, [tail, 100.0 - tail])
-    return (float(lo), float(hi))
+    return (min(float(lo), point), max(float(hi), point))

@@ -22,7 +22,7 @@ import math
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from pipeline.errors import Problem, ScoringError
 from pipeline.tracks.base import (
@@ -110,6 +110,27 @@ class SubmissionSettings(_Strict):
         description="When produced by `gmeter similarity run`: every setting of the run "
         "(tests, agent, episode length, programs, seeds), enough to reproduce runs.csv.",
     )
+    reported: str = Field(
+        "",
+        max_length=500,
+        description="Set when runs.csv transcribes published numbers rather than runs (e.g. "
+        "'Pereyda & Holder 2020, Tables 1 and 2'): every score row says so and cannot be "
+        "recomputed.",
+    )
+    digits: int | None = Field(
+        None,
+        ge=1,
+        le=12,
+        description="Only with `reported`: the number of decimals the publication gives S to; "
+        "each S recomputed by eq. 3 is rounded to it (the transcribed V_AB reproduce the "
+        "published S only up to rounding).",
+    )
+
+    @model_validator(mode="after")
+    def _digits_need_reported(self) -> SubmissionSettings:
+        if self.digits is not None and not self.reported:
+            raise ValueError("digits applies to reported numbers only: set reported too")
+        return self
 
 
 # --------------------------------------------------------------------------- validation
@@ -172,12 +193,30 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
 
 
 # --------------------------------------------------------------------------- scoring
-def _nan_none(x: float | None) -> float | None:
-    return None if x is None or math.isnan(x) else float(x)
+def _agent_labels(bundles: Sequence[BundleInput]) -> dict[str, str]:
+    """Per bundle, the suffix that keeps score-row names unique on the board.
+
+    The site names a row ``<system> · <agent>``; two bundles of one system (e.g. an experiment
+    and its control) would give two rows called ``… · suite``. Such bundles get their id
+    appended to every agent label (`` (q-lambda-episode-control)``); a system name used once
+    needs nothing.
+    """
+    names: dict[str, int] = {}
+    for b in bundles:
+        names[b.system] = names.get(b.system, 0) + 1
+    return {b.id: (f" ({b.id})" if names[b.system] > 1 else "") for b in bundles}
 
 
 def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreContext) -> TrackResult:
-    """Score every bundle: pair similarities, dissimilarities, suite diversity and charts."""
+    """Score every bundle: pair similarities, dissimilarities, suite diversity and charts.
+
+    Rows: ``<first>|<second>`` (``similarity`` with its interval, ``dissimilarity``) and
+    ``suite`` (``diversity``), suffixed with the configuration when a bundle has several and
+    with the bundle id when two bundles share a system name. A bundle whose
+    ``[similarity].reported`` is set transcribes published numbers: its rows carry
+    ``details.reported`` and, with ``digits``, S rounded to the published precision.
+    """
+    from pipeline.tracks.similarity import board
     from pipeline.tracks.similarity.runs import RUNS_FILE, analyse_runs, pair_record, read_runs
 
     convention = str(ctx.options.get("convention", bench.settings.get("convention", "paper")))
@@ -191,11 +230,15 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     result = TrackResult(
         notes=[
             f"similarity convention: {convention}; intervals at "
-            f"{confidence:.0%} (Fieller per pair, bootstrap for diversity)"
+            f"{confidence:.0%} (Fieller per pair mapped through eq. 3, bootstrap for diversity)"
         ]
     )
-    heat: list[dict[str, Any]] = []
-    points: list[dict[str, Any]] = []
+    charts: dict[str, list[dict[str, Any]]] = {
+        k: [] for k in ("similarity_heatmap", "similarity_map", "similarity_flags",
+                        "similarity_suites", "similarity_vs_published")
+    }  # fmt: skip
+    published_rows = _published_rows(bench)
+    suffixes = _agent_labels(bundles)
     for bundle in sorted(bundles, key=lambda b: b.id):
         rows, problems = read_runs(
             bundle.files,
@@ -208,37 +251,41 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                 f"{bundle.id}: skipped, runs.csv has no usable rows ({len(problems)} problems)"
             )
             continue
+        source = str(bundle.settings.get("reported", "") or "")
+        digits = bundle.settings.get("digits") if source else None
         report = analyse_runs(
             rows, tests=tests, convention=convention, confidence=confidence, seed=ctx.seed
         )
         many = len(report.configs) > 1
         result.notes += [f"{bundle.id}: {n}" for n in report.notes]
+        if source:
+            result.notes.append(
+                f"{bundle.id}: reported numbers ({source}); they cannot be recomputed"
+            )
         for cfg in report.configs:
-            suffix = f" [{cfg.config.label()}]" if many else ""
+            suffix = (f" [{cfg.config.label()}]" if many else "") + suffixes[bundle.id]
             for pr in cfg.pairs:
                 e = pr.estimate
                 details = pair_record(pr)
                 if e.point.status == "undefined":
                     details["why"] = e.point.reason
+                value = e.point.value
+                if source:
+                    details["reported"] = source
+                    if digits is not None and math.isfinite(value):
+                        value = round(value, int(digits))
+                        details["rounded_to"] = int(digits)
                 label = pr.key + suffix
                 result.rows.append(
-                    ScoreRow(
-                        bundle.id,
-                        label,
-                        "similarity",
-                        e.point.value,
-                        e.ci_low,
-                        e.ci_high,
-                        False,
-                        details,
-                    )
-                )
+                    ScoreRow(bundle.id, label, "similarity", value, e.ci_low, e.ci_high,
+                             False, details)
+                )  # fmt: skip
                 result.rows.append(
                     ScoreRow(
                         bundle.id,
                         label,
                         "dissimilarity",
-                        e.point.dissimilarity,
+                        1.0 - value,
                         None if e.ci_high is None else 1.0 - e.ci_high,
                         None if e.ci_low is None else 1.0 - e.ci_low,
                         False,
@@ -263,41 +310,29 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                         "merge": cfg.config.merge,
                         "p": cfg.config.p,
                         "convention": convention,
+                        **({"reported": source} if source else {}),
                         **({"why": "no measured pair"} if math.isnan(d.value) else {}),
                     },
                 )
             )
-            n = len(cfg.tests)
-            status = {frozenset((pr.first, pr.second)): pr.estimate.point.status
-                      for pr in cfg.pairs}  # fmt: skip
-            for i in range(n):
-                for j in range(n):
-                    ti, tj = cfg.tests[i], cfg.tests[j]
-                    heat.append({
-                        "bundle": bundle.id, "config": cfg.config.label(), "row": ti, "col": tj,
-                        "similarity": _nan_none(float(cfg.matrix.values[i, j])),
-                        "status": "identity" if i == j
-                        else status.get(frozenset((ti, tj)), "missing"),
-                    })  # fmt: skip
-            if cfg.embedding is not None:
-                for rec in cfg.embedding.as_records():
-                    points.append(
-                        {
-                            "bundle": bundle.id,
-                            "config": cfg.config.label(),
-                            **rec,
-                            "explained": cfg.embedding.explained,
-                        }
-                    )
-    result.charts["similarity_heatmap"] = heat
-    result.charts["similarity_map"] = points
-    published = _published(bench)
-    if published:
-        result.charts["similarity_published"] = published
+            who = bundle.system
+            charts["similarity_heatmap"] += board.matrix_records(bundle.id, who, cfg, bool(source))
+            charts["similarity_map"] += board.map_records(bundle.id, who, cfg)
+            charts["similarity_flags"] += board.flag_records(bundle.id, who, cfg)
+            charts["similarity_suites"].append(board.suite_record(bundle.id, who, cfg, bool(source)))
+            if published_rows and not source:
+                charts["similarity_vs_published"] += board.versus_published(
+                    bundle.id, who, cfg, published_rows
+                )
+    for name, data in charts.items():
+        if data or name in ("similarity_heatmap", "similarity_map"):
+            result.charts[name] = data
+    if published_rows:
+        result.charts["similarity_published"] = board.published_matrix(published_rows)
     return result
 
 
-def _published(bench: BenchmarkInput) -> list[dict[str, Any]]:
+def _published_rows(bench: BenchmarkInput) -> list[dict[str, Any]]:
     path = str(bench.settings.get("published", "") or "")
     if not path or not bench.files.has(path):
         return []
