@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.context import STATE, console, info, progress_reporter
+from cli.context import STATE, console, info, progress_reporter, safe_text
 from cli.executor_opts import ExecutorOpt, SchedulerOpt, WorkersOpt, open_executor
 
 Paths = Annotated[
@@ -67,9 +67,9 @@ def ingest(
 
     with open_store(STATE.db_path) as store, progress_reporter() as progress:
         report = run(store, _default_paths(paths), strict=strict, progress=progress)
-        warnings = sync_releases(store, releases) if not report.strict_aborted else []
-    for p in report.problems + warnings:
-        typer.echo(f"{p.severity}: {p}", err=True)
+        history = sync_releases(store, releases) if not report.strict_aborted else []
+    for p in report.problems + history:
+        typer.echo(f"{p.severity}: {safe_text(str(p))}", err=True)
     table = Table(title=f"ingest into {STATE.db_path}")
     for col in ("new", "changed", "unchanged", "rejected", "retired"):
         table.add_column(col, justify="right")
@@ -82,7 +82,7 @@ def ingest(
                 console.print(f"{o.status:9} {o.benchmark}/{o.bundle} {o.content_hash[:12]}")
     if report.strict_aborted:
         typer.echo("--strict: nothing was ingested because of the errors above", err=True)
-    if report.rejected:
+    if report.rejected or any(p.severity == "error" for p in history):
         raise typer.Exit(1)
 
 
@@ -123,6 +123,9 @@ def score(
         table.add_row(r.release, r.benchmark, r.status, str(r.rows))
     if not STATE.quiet:
         console.print(table)
+    for r in report.results:
+        if r.status == "incomplete":
+            typer.echo(f"warning: {r.benchmark} ({r.release}): {'; '.join(r.notes)}", err=True)
     for r in report.failed:
         typer.echo(f"error: {r.benchmark} ({r.release}): {'; '.join(r.notes)}", err=True)
     if report.failed:
@@ -136,29 +139,35 @@ def query(
     """Run SQL on a read-only connection to the store (see docs/schema.md)."""
     import csv
 
+    from rich.markup import escape
     from rich.table import Table
 
     from pipeline.errors import UsageError
-    from pipeline.store import open_store
 
     if fmt not in ("table", "csv", "json"):
         raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")
-    with open_store(STATE.db_path, read_only=True) as store:
-        cols, rows = store.query(sql)
+    from pipeline.store import query_store
+
+    cols, rows = query_store(STATE.db_path, sql)
     if fmt == "csv":
         w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow(cols)
-        w.writerows(rows)
+        w.writerow([safe_text(c) for c in cols])
+        w.writerows([[_cell(v) for v in r] for r in rows])
     elif fmt == "json":
         typer.echo(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], default=str,
                               indent=1))
     else:
         table = Table()
         for c in cols:
-            table.add_column(c, overflow="fold")
+            table.add_column(escape(safe_text(c)), overflow="fold")
         for r in rows:
-            table.add_row(*("" if v is None else str(v) for v in r))
+            table.add_row(*(escape(_cell(v)) for v in r))
         console.print(table)
+
+
+def _cell(value: object) -> str:
+    """A query result as printable text: control characters escaped, ``None`` empty."""
+    return "" if value is None else safe_text(str(value))
 
 
 def release(
@@ -183,6 +192,10 @@ def release(
         rel = record_release(store, releases, name, date=day, notes=notes)
     info(f"recorded release {rel.name} ({rel.date}): {len(rel.benchmarks)} benchmark(s), "
          f"{len(rel.bundles)} bundle(s) in {releases}")
+    if rel.uncommitted:
+        typer.echo(f"warning: {len(rel.uncommitted)} version(s) are not committed yet "
+                   f"(e.g. {rel.uncommitted[0]}): commit them with {releases}; a fresh clone "
+                   "finds them in the history", err=True)
 
 
 def schema(

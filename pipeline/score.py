@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline import __version__
-from pipeline.errors import Problem, ScoringError
+from pipeline.errors import Problem, ScoringError, UsageError
 from pipeline.executor.base import Executor
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
 from pipeline.metrics.registry import sort_key_sign
@@ -36,7 +36,7 @@ class BenchmarkScore:
 
     release: str
     benchmark: str
-    status: str  # scored | unchanged | failed | empty
+    status: str  # scored | unchanged | failed | empty | incomplete
     rows: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -173,7 +173,19 @@ def score_all(
     """
     options = dict(options or {})
     report = ScoreReport()
-    names = list(releases) if releases else [CURRENT] + [r[0] for r in store.releases()]
+    recorded = [r[0] for r in store.releases()]
+    names = list(releases) if releases else [CURRENT, *recorded]
+    unknown = sorted(set(names) - {CURRENT, *recorded})
+    if unknown:
+        raise UsageError(f"--release {unknown[0]}: no such release in the store",
+                         hint="known: " + ", ".join([CURRENT, *recorded]))
+    if benchmarks:
+        known = {b.id for b in store.benchmarks(current_only=False)}
+        missing = sorted(set(benchmarks) - known)
+        if missing:
+            raise UsageError(f"--benchmark {missing[0]}: no such benchmark in the store",
+                             hint="run `gmeter ingest` first, or give one of: "
+                             + ", ".join(sorted(known)[:20]))
     now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
     for release in names:
         if release == CURRENT:
@@ -190,6 +202,16 @@ def score_all(
             store.delete_scores(release, gone)
         for bench_id, bench_hash in sorted(members.items()):
             if benchmarks and bench_id not in benchmarks:
+                continue
+            lacking = _lacking(store, bench_id, bench_hash, by_bench.get(bench_id, []))
+            if lacking:
+                # A historical version missing from the store: this (release, benchmark) is
+                # left as it was, never a failure of the run (ingest rebuilds it from git).
+                report.results.append(BenchmarkScore(
+                    release, bench_id, "incomplete",
+                    notes=[f"not scored: {len(lacking)} version(s) missing from the store "
+                           f"({', '.join(lacking[:3])}); run `gmeter ingest`, which rebuilds "
+                           "them from git history"]))
                 continue
             try:
                 bench = benchmark_input(store, bench_id, bench_hash)
@@ -217,6 +239,15 @@ def score_all(
                 report.results.append(BenchmarkScore(release, bench_id, "failed",
                                                      notes=[f"{type(exc).__name__}: {exc}"]))
     return report
+
+
+def _lacking(store: Store, bench_id: str, bench_hash: str,
+             bundles: Sequence[tuple[str, str]]) -> list[str]:
+    """The versions of one (release, benchmark) that the store does not hold."""
+    out = [] if store.has_benchmark_version(bench_id, bench_hash) else [bench_id]
+    out += [f"{bench_id}/{b}" for b, h in sorted(bundles)
+            if not store.has_bundle_version(bench_id, b, h)]
+    return out
 
 
 def problems_of(report: ScoreReport) -> list[Problem]:

@@ -82,3 +82,132 @@ def test_benchmark_ids_that_prefix_each_other_keep_the_release_stable(subs, db):
         ingest(s, [subs])
         record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1))
         assert sync_releases(s, rel_file) == []
+
+
+# --------------------------------------------------------------------------- history from git
+
+
+def _git(root, *args):
+    from tests.check_fixtures import git
+
+    return git(root, *args)
+
+
+def _history(tmp_path, subs_src):
+    """A git repository: ingest + release r1, correct, release r2, correct again (committed)."""
+    import shutil
+
+    repo = tmp_path / "repo"
+    subs = repo / "submissions"
+    shutil.copytree(subs_src, subs)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "benchmarks")
+    db = tmp_path / "orig.duckdb"
+    resp = subs / "gen-mini" / "alpha" / "responses.csv"
+    rel_file = subs / "releases.toml"
+    with open_store(db) as s:
+        ingest(s, [subs])
+        r1 = record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1), notes="first\r\nline")
+    assert not r1.uncommitted and r1.sources["gen-mini/alpha"].commit
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "release r1")
+    resp.write_text(resp.read_text().replace("A1,i3,1", "A1,i3,0"))
+    _git(repo, "commit", "-q", "-am", "correct one response")
+    with open_store(db) as s:
+        ingest(s, [subs])
+        record_release(s, rel_file, "r2", date=dt.date(2024, 4, 1))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "release r2")
+    resp.write_text(resp.read_text().replace("A1,i2,1", "A1,i2,0"))
+    _git(repo, "commit", "-q", "-am", "correct again")
+    with open_store(db) as s:
+        ingest(s, [subs])
+        score_all(s)
+    return repo, db
+
+
+def _release_scores(db):
+    with open_store(db, read_only=True) as s:
+        return s.query("select release, benchmark, bundle, agent, metric, value, rank "
+                       "from score_history where release <> 'current' "
+                       "order by all")[1]
+
+
+def test_fresh_clone_rebuilds_every_release_from_git(tmp_path):
+    from tests.conftest import GOOD
+
+    repo, db = _history(tmp_path, GOOD)
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(repo), str(clone))
+    fresh = tmp_path / "fresh.duckdb"
+    subs = clone / "submissions"
+    with open_store(fresh) as s:
+        ingest(s, [subs])
+        assert sync_releases(s, subs / "releases.toml") == []
+        assert [r[0] for r in s.releases()] == ["r1", "r2"]
+        report = score_all(s)
+        assert not report.failed
+    before, after = _release_scores(db), _release_scores(fresh)
+    assert {r[0] for r in after} == {"r1", "r2"}
+    assert after == before
+    # r1, r2 and current differ for A1's capability: three distinct versions came back
+    caps = {r[0]: r[5] for r in after if r[3] == "A1" and r[4] == "capability"}
+    assert caps["r1"] > caps["r2"]
+
+
+def test_release_entry_without_sources_is_found_in_history(tmp_path):
+    """Entries written before gmeter recorded commits are recovered from git log."""
+    import re
+
+    from tests.conftest import GOOD
+
+    repo, _ = _history(tmp_path, GOOD)
+    rel_file = repo / "submissions" / "releases.toml"
+    text = re.sub(r"\[release\.sources\]\n(.+\n)+?(?=\n|\Z)", "", rel_file.read_text())
+    assert "sources" not in text
+    rel_file.write_text(text)
+    with open_store(tmp_path / "f.duckdb") as s:
+        ingest(s, [repo / "submissions"])
+        assert sync_releases(s, rel_file) == []
+        assert [r[0] for r in s.releases()] == ["r1", "r2"]
+
+
+def test_unrecoverable_version_is_an_error_naming_it(tmp_path):
+    from tests.conftest import GOOD
+
+    repo, _ = _history(tmp_path, GOOD)
+    rel_file = repo / "submissions" / "releases.toml"
+    text = rel_file.read_text()
+    old = read_releases(rel_file)[0].bundles["gen-mini/alpha"]
+    rel_file.write_text(text.replace(old, "f" * 64, 1))
+    with open_store(tmp_path / "f.duckdb") as s:
+        ingest(s, [repo / "submissions"])
+        problems = sync_releases(s, rel_file)
+        assert [r[0] for r in s.releases()] == ["r2"]
+        report = score_all(s)
+        assert not report.failed
+    (p,) = problems
+    assert p.severity == "error" and p.field == "release r1"
+    assert "gen-mini/alpha@ffffffffffff" in p.message and "cannot be recovered" in p.message
+
+
+def test_release_notes_with_control_characters_round_trip(subs, db):
+    rel_file = subs / "releases.toml"
+    notes = 'a\rb\x00c"""\n[release.x]\x1b'
+    with open_store(db) as s:
+        ingest(s, [subs])
+        record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1), notes=notes)
+    [parsed] = read_releases(rel_file)
+    assert parsed.notes == notes
+
+
+def test_score_of_unknown_benchmark_or_release_is_a_usage_error(subs, db):
+    from pipeline.errors import UsageError
+
+    with open_store(db) as s:
+        ingest(s, [subs])
+        with pytest.raises(UsageError, match="nosuch"):
+            score_all(s, benchmarks=["nosuch"])
+        with pytest.raises(UsageError, match="r9"):
+            score_all(s, releases=["r9"])

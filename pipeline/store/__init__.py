@@ -243,27 +243,55 @@ class Store:
         git_commit: str | None,
         files: Mapping[str, bytes],
         now: dt.datetime,
+        current: bool = True,
     ) -> None:
-        """Insert a benchmark version and make it current (call inside a transaction)."""
-        self.con.execute("update benchmarks set current = false where id = ?", [benchmark_id])
-        exists = self.con.execute(
-            "select count(*) from benchmarks where id = ? and content_hash = ?",
-            [benchmark_id, content_hash],
-        ).fetchone()
-        if exists and exists[0]:
+        """Insert a benchmark version and make it current (call inside a transaction).
+
+        ``current=False`` adds a historical version (rebuilt from git for a release) without
+        touching which version is current.
+        """
+        if current:
+            self.con.execute("update benchmarks set current = false where id = ?",
+                             [benchmark_id])
+        exists = self.has_benchmark_version(benchmark_id, content_hash)
+        if exists and current:
             self.con.execute(
                 "update benchmarks set current = true where id = ? and content_hash = ?",
                 [benchmark_id, content_hash],
             )
-        else:
+        elif not exists:
             self.con.execute(
-                "insert into benchmarks values (?,?,?,?,?,?,?,?,?,?,?,?,true)",
+                "insert into benchmarks values (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     benchmark_id, content_hash, track, title, version, description, licence,
-                    created, _json(manifest), source_path, git_commit, now,
+                    created, _json(manifest), source_path, git_commit, now, current,
                 ],
             )
         self._put_files("benchmark_files", content_hash, files)
+
+    def has_benchmark_version(self, benchmark_id: str, content_hash: str) -> bool:
+        """Whether this version of the benchmark is stored."""
+        row = self.con.execute(
+            "select count(*) from benchmarks where id = ? and content_hash = ?",
+            [benchmark_id, content_hash],
+        ).fetchone()
+        return bool(row and row[0])
+
+    def has_bundle_version(self, benchmark: str, bundle_id: str, content_hash: str) -> bool:
+        """Whether this version of the bundle is stored (under this benchmark and id)."""
+        row = self.con.execute(
+            "select count(*) from bundles where benchmark = ? and id = ? and content_hash = ?",
+            [benchmark, bundle_id, content_hash],
+        ).fetchone()
+        return bool(row and row[0])
+
+    def benchmark_version_of(self, benchmark_id: str, content_hash: str) -> str | None:
+        """The ``version`` field of a stored benchmark version."""
+        row = self.con.execute(
+            "select version from benchmarks where id = ? and content_hash = ?",
+            [benchmark_id, content_hash],
+        ).fetchone()
+        return str(row[0]) if row else None
 
     def benchmarks(self, *, current_only: bool = True) -> list[BenchmarkRecord]:
         """Stored benchmarks, sorted by id."""
@@ -320,35 +348,40 @@ class Store:
         files: Mapping[str, bytes],
         now: dt.datetime,
         benchmark_version: str | None = None,
+        current: bool = True,
     ) -> None:
         """Insert a bundle version and make it the current one (call inside a transaction).
 
         ``benchmark_version`` is the benchmark's version when this bundle version was first
-        ingested; re-ingesting the same content keeps the original one.
+        ingested; re-ingesting the same content keeps the original one. ``current=False``
+        adds a historical version (rebuilt from git for a release) and changes nothing else.
         """
         system = manifest.get("system", {})
-        self.con.execute(
-            "update bundles set current = false where benchmark = ? and id = ?",
-            [benchmark, bundle_id],
-        )
-        exists = self.con.execute(
-            "select count(*) from bundles where benchmark = ? and id = ? and content_hash = ?",
-            [benchmark, bundle_id, content_hash],
-        ).fetchone()
-        if exists and exists[0]:
+        if not isinstance(system, Mapping):
+            system = {}
+        if current:
+            self.con.execute(
+                "update bundles set current = false where benchmark = ? and id = ?",
+                [benchmark, bundle_id],
+            )
+        exists = self.has_bundle_version(benchmark, bundle_id, content_hash)
+        if exists and current:
             self.con.execute(
                 "update bundles set current = true "
                 "where benchmark = ? and id = ? and content_hash = ?",
                 [benchmark, bundle_id, content_hash],
             )
-        else:
+        elif not exists:
+            submitted = manifest.get("submitted")
             self.con.execute(
-                "insert into bundles values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,true,?)",
+                "insert into bundles values (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 [
                     benchmark, bundle_id, content_hash, str(system.get("name", bundle_id)),
-                    system.get("version"), system.get("organisation"), system.get("url"),
-                    manifest.get("submitted"), manifest.get("contact"), manifest.get("licence"),
-                    _json(manifest), source_path, git_commit, now, benchmark_version,
+                    _text(system.get("version")), _text(system.get("organisation")),
+                    _text(system.get("url")),
+                    submitted if isinstance(submitted, dt.date) else None,
+                    _text(manifest.get("contact")), _text(manifest.get("licence")),
+                    _json(manifest), source_path, git_commit, now, current, benchmark_version,
                 ],
             )
         self._put_files("bundle_files", content_hash, files)
@@ -630,6 +663,11 @@ class Store:
         return {r[0]: bytes(r[1]) for r in rows}
 
 
+def _text(value: Any) -> str | None:
+    """A manifest value for a VARCHAR column (``None`` stays ``None``)."""
+    return None if value is None else str(value)
+
+
 def _json(value: Any) -> str:
     """Deterministic JSON for the store (sorted keys; dates as ISO; inf/nan as null)."""
 
@@ -650,6 +688,65 @@ def _json(value: Any) -> str:
         return o
 
     return json.dumps(scrub(value), sort_keys=True, default=default, separators=(",", ":"))
+
+
+SANDBOX: dict[str, Any] = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "temp_directory": "",
+    "lock_configuration": True,
+}
+"""DuckDB settings of ``gmeter query``'s connection: no file but the store, no extension,
+no spilling to disk, and none of these can be changed back by the SQL (locked)."""
+
+
+def query_store(path: Path, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
+    """Run an analyst's SQL on a sandboxed, read-only connection to the store.
+
+    The connection is opened read-only with :data:`SANDBOX`: ``COPY``, ``EXPORT``,
+    ``ATTACH``, ``read_csv``/``read_text``, ``INSTALL``/``LOAD`` and ``SET``/``PRAGMA`` of
+    settings all fail, so the query can read the store and nothing else and can write
+    nothing. Columns holding time-zone-aware values are returned as ISO text (no ``pytz``).
+
+    Raises
+    ------
+    StoreError
+        The store is missing or not a gmeter store, or the query fails (DuckDB's message).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise StoreError(f"no store at {path}", hint="run `gmeter ingest` first or pass --db PATH")
+    try:
+        con = duckdb.connect(str(path), read_only=True, config=SANDBOX)
+    except duckdb.Error as exc:
+        raise StoreError(f"cannot open the store {path}: {_one_line(exc)}",
+                         hint="is it a gmeter store? Otherwise pass --db with another file"
+                         ) from exc
+    try:
+        if Store(con, path, True).schema_version() == 0:
+            raise StoreError(f"{path} is not a gmeter store", hint="run `gmeter ingest` first")
+        try:
+            rel = con.sql(sql)
+            if rel is None:
+                return [], []
+            cols = list(rel.columns)
+            exprs = [f"CAST(#{i} AS VARCHAR)" if "TIME ZONE" in str(t).upper() else f"#{i}"
+                     for i, t in enumerate(rel.types, start=1)]
+            if any(e.startswith("CAST") for e in exprs):
+                rel = rel.project(", ".join(exprs))
+            return cols, rel.fetchall()
+        except duckdb.Error as exc:
+            raise StoreError(f"query failed: {_one_line(exc)}",
+                             hint="the query may read the store only (docs/schema.md)") from exc
+    finally:
+        con.close()
+
+
+def _one_line(exc: BaseException) -> str:
+    """An error message on one line, at most 500 characters."""
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 500 else text[:497] + "..."
 
 
 @contextmanager
