@@ -124,7 +124,9 @@ def run_cmd(
         typer.Option(
             "--agent",
             help="random | freq | q0 | q-lambda | hlq-lambda [,key=value...], module:Class, "
-            "or cmd:PROGRAM ARGS (JSON lines; see docs/aiq.md).",
+            "cmd:PROGRAM ARGS (JSON lines, one percept per message), cmdbatch:PROGRAM ARGS "
+            "(batched JSON lines, many runs per message) or gym:module:factory[,key=value...] "
+            "(a Gymnasium policy factory); see docs/aiq.md.",
         ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Bundle folder to write.")],
@@ -150,7 +152,12 @@ def run_cmd(
         str, typer.Option("--method", help="stratified | mc-antithetic | mc.")
     ] = "stratified",
     step_timeout: Annotated[
-        float, typer.Option("--step-timeout", help="Seconds an external agent may take per step.")
+        float,
+        typer.Option(
+            "--step-timeout",
+            min=0.001,
+            help="Seconds an external program may take per reply (cmdbatch: per batched reply).",
+        ),
     ] = 10.0,
     executor: ExecutorOpt = "local",
     workers: WorkersOpt = None,
@@ -238,7 +245,9 @@ def sample_cmd(
 
 @aiq_app.command("compare")
 def compare_cmd(
-    agent_a: Annotated[str, typer.Option("--agent", help="First agent (as for run).")],
+    agent_a: Annotated[
+        str, typer.Option("--agent", help="First agent (as for run, gym: and cmdbatch: too).")
+    ],
     agent_b: Annotated[str, typer.Option("--versus", help="Second agent.")],
     episode_length: Annotated[int, typer.Option("--episode-length", "-l", min=1)] = 1000,
     samples: Annotated[int, typer.Option("--samples", "-s", min=2, help="Runs per agent.")] = 2000,

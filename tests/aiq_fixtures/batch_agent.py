@@ -46,7 +46,8 @@ def main() -> None:
         if mode == "trivial":
             actions = [(o[0] + 1) % sizes[r] if o else 0 for r, o in zip(runs, obs, strict=True)]
         else:
-            actions = [agents[r].act(tuple(o), x) for r, o, x in zip(runs, obs, rewards, strict=True)]
+            percepts = zip(runs, obs, rewards, strict=True)
+            actions = [agents[r].act(tuple(o), x) for r, o, x in percepts]
         if mode == "bad-action":
             actions[-1] = 7
         if mode == "short":

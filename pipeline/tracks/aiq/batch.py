@@ -65,7 +65,7 @@ class BatchCommandAgent(CommandAgent):
         exc = AgentProtocolError(
             f"{self._where(run)}: {what}{self._stderr_tail()}",
             hint='answer every "percepts" line with one line {"actions": [...]} holding one '
-            'action per listed run, in the same order (see docs/aiq.md)',
+            "action per listed run, in the same order (see docs/aiq.md)",
         )
         self.close()
         return exc

@@ -1,4 +1,4 @@
-"""AIQ for Gymnasium: BF programs as environments, the AIQ test as an environment, a vector env.
+r"""AIQ for Gymnasium: BF programs as environments, the AIQ test as an environment, a vector env.
 
 The only module that imports :mod:`gymnasium`. Environment ids (registered by
 :func:`register_envs`)::
@@ -15,8 +15,8 @@ The only module that imports :mod:`gymnasium`. Environment ids (registered by
 **Dynamics.** ``reset(seed=s)`` blanks every tape and seeds the ``%`` stream with ``s``
 (exactly ``gmeter aiq replay --seed s``; without a seed, one is drawn from the env's
 generator). The first observation is the blank one. ``step(a)`` runs one interaction cycle of
-the reference machine and returns its reward :math:`\\sigma \\cdot 100(c-m)/m` (``sign``
-:math:`\\sigma = \\pm 1`, default +1 — so the rewards equal ``gmeter aiq replay`` cycle by
+the reference machine and returns its reward :math:`\sigma \cdot 100(c-m)/m` (``sign``
+:math:`\sigma = \pm 1`, default +1 — so the rewards equal ``gmeter aiq replay`` cycle by
 cycle), ``terminated`` when the cycle reached the step limit (the AIQ run fails there;
 ``info["failed"]`` is True) and ``truncated`` after ``episode_length`` cycles. ``info`` holds
 ``steps`` (instructions of the cycle) and ``cycle``; AIQ-v0 adds ``program_id``, ``program``
@@ -97,8 +97,10 @@ def _config(kwargs: Mapping[str, Any]) -> BFConfig:
 
 
 def _check_common(episode_length: int, sign: int) -> None:
-    if isinstance(episode_length, bool) or not isinstance(episode_length, int) or not (
-        1 <= episode_length <= 10_000_000
+    if (
+        isinstance(episode_length, bool)
+        or not isinstance(episode_length, int)
+        or not (1 <= episode_length <= 10_000_000)
     ):
         raise ValueError("episode_length must be a whole number in 1..10000000")
     if sign not in (1, -1):
@@ -106,7 +108,7 @@ def _check_common(episode_length: int, sign: int) -> None:
 
 
 class BFEnv(gymnasium.Env[Any, np.int64]):
-    """One BF program as a Gymnasium environment (see the module docstring).
+    r"""One BF program as a Gymnasium environment (see the module docstring).
 
     Parameters
     ----------
@@ -117,12 +119,12 @@ class BFEnv(gymnasium.Env[Any, np.int64]):
     episode_length : int
         Cycles before ``truncated`` (1000).
     sign : int
-        Antithetic sign :math:`\\sigma` multiplying every reward (+1).
+        Antithetic sign :math:`\sigma` multiplying every reward (+1).
     render_mode : str, optional
         ``"ansi"``: :meth:`render` returns the last cycle as text.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 30}
+    metadata = {"render_modes": ["ansi"], "render_fps": 30}  # noqa: RUF012 (gymnasium API)
 
     def __init__(
         self,
@@ -284,7 +286,10 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
         As for :class:`BFEnv`.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata = {  # noqa: RUF012 (gymnasium API)
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+        "render_modes": [],
+    }
 
     def __init__(
         self,
@@ -435,12 +440,12 @@ class AIQVectorEnv(BFVectorEnv):
 
 # --------------------------------------------------------------------------- gym: agents
 class GymPolicyAgent:
-    """Adapter: a ``gym:module:factory`` policy under the AIQ run protocol (``reset``/``act``).
+    r"""Adapter: a ``gym:module:factory`` policy under the AIQ run protocol (``reset``/``act``).
 
     Per run: ``policy = factory(observation_space, action_space, settings)``; then per cycle
     ``update(prev_observation, prev_action, reward, observation)`` (when the policy has it and
     a previous action exists) and ``act(observation)``. The reward is the one the AIQ agent
-    perceives (:math:`\\sigma r`); the last cycle's reward is scored but never perceived, as
+    perceives (:math:`\sigma r`); the last cycle's reward is scored but never perceived, as
     for every AIQ agent.
     """
 

@@ -17,11 +17,20 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from pipeline.errors import Problem
+from pipeline.tracks.aiq.limits import (
+    MAX_EPISODE_LENGTH,
+    MAX_INPUT_TAPE,
+    MAX_PROGRAMS,
+    MAX_SAMPLES,
+    MAX_SEED,
+    MAX_STEPS,
+    MAX_WORK_TAPE,
+)
 from pipeline.tracks.base import (
     BenchmarkInput,
     BundleInput,
@@ -47,17 +56,26 @@ class AIQBenchmarkSettings(_Strict):
     num_symbols: int = Field(5, ge=2, le=127, description="BF alphabet size n (blank (n-1)//2).")
     obs_cells: int = Field(1, ge=0, le=8, description="Observation cells on the output tape.")
     reverse_output: bool = Field(False, description="Reward in the last output cell.")
-    work_tape_len: int = Field(100_000, ge=1, description="Cells of the circular work tape.")
-    input_tape_len: int = Field(25, ge=1, description="Action-history cells (one less readable).")
-    max_steps: int = Field(1000, ge=1, description="A cycle reaching this many steps fails.")
+    work_tape_len: int = Field(
+        100_000, ge=1, le=MAX_WORK_TAPE, description="Cells of the circular work tape."
+    )
+    input_tape_len: int = Field(
+        25, ge=1, le=MAX_INPUT_TAPE, description="Action-history cells (one less readable)."
+    )
+    max_steps: int = Field(
+        1000, ge=1, le=MAX_STEPS, description="A cycle reaching this many steps fails."
+    )
     simplify: Literal["single-pass", "iterated"] = Field(
         "single-pass",
         description="Pointless-code removal of the sampler: the original's single ordered pass, "
         "or iterated to a fixed point (Vadinský fork).",
     )
-    discount: float = Field(1.0, gt=0, le=1, description="Reward discount (1 = undiscounted).")
-    episode_lengths: list[int] = Field(
+    discount: float = Field(
+        1.0, gt=0, le=1, allow_inf_nan=False, description="Reward discount (1 = undiscounted)."
+    )
+    episode_lengths: list[Annotated[int, Field(ge=1, le=MAX_EPISODE_LENGTH)]] = Field(
         default_factory=lambda: [1000],
+        max_length=64,
         description="Episode lengths a bundle may use (empty: any); each is its own ranking.",
     )
     programs: str = Field(
@@ -65,9 +83,9 @@ class AIQBenchmarkSettings(_Strict):
         description="The program sample (id,stratum,program; gzip allowed) under the folder.",
     )
     program_count: int | None = Field(
-        None, ge=1, description="Programs in the sample (checked when given)."
+        None, ge=1, le=MAX_PROGRAMS, description="Programs in the sample (checked when given)."
     )
-    sampler_seed: int = Field(0, ge=0, description="Seed the sample was drawn with.")
+    sampler_seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed the sample was drawn with.")
     sampler_file: str = Field(
         "reference/sampler.json",
         description="Sampler statistics (rejections, length histograms) for the charts.",
@@ -75,8 +93,12 @@ class AIQBenchmarkSettings(_Strict):
     method: Literal["stratified", "mc-antithetic", "mc"] = Field(
         "stratified", description="Estimator every bundle must use."
     )
-    samples: int = Field(10_000, ge=2, description="Recommended number of runs per bundle.")
-    min_samples: int = Field(1000, ge=2, description="Fewest runs a bundle may log.")
+    samples: int = Field(
+        10_000, ge=2, le=MAX_SAMPLES, description="Recommended number of runs per bundle."
+    )
+    min_samples: int = Field(
+        1000, ge=2, le=MAX_SAMPLES, description="Fewest runs a bundle may log."
+    )
 
 
 class AIQSubmissionSettings(_Strict):
@@ -112,7 +134,7 @@ _COMPARED = ("num_symbols", "obs_cells", "reverse_output", "work_tape_len", "inp
 
 def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
     """aiq.toml fields, samples.csv columns and values, settings equal to the benchmark's."""
-    from pipeline.tracks.aiq.bundle import LOG, SAMPLES, read_log, read_rows, read_traces
+    from pipeline.tracks.aiq.bundle import LOG, SAMPLES, check_log, read_log, read_rows, read_traces
     from pipeline.tracks.aiq.verify import benchmark_programs, check_programs
 
     fs = bundle.files
@@ -121,6 +143,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
     problems += parsed.problems
     where = fs.where(LOG)
     s = bench.settings
+    problems += check_log(log, where)
     if log:
         for key in ("agent", "method", "samples", "seed", "episode_length"):
             if key not in log:
@@ -166,7 +189,7 @@ def score_bundle(item: tuple[BundleInput, BenchmarkInput]) -> dict[str, Any]:
     """Score one bundle (module level: runs on the executor). Returns a JSON-ready record."""
     from pipeline.metrics.aiq.estimator import stage_schedule
     from pipeline.metrics.aiq.sampler import stratum_probabilities
-    from pipeline.tracks.aiq.bundle import read_log, read_rows
+    from pipeline.tracks.aiq.bundle import check_log, read_log, read_rows
     from pipeline.tracks.aiq.engine import estimate_from_rows
     from pipeline.tracks.aiq.verify import benchmark_programs, verify_files
 
@@ -177,6 +200,9 @@ def score_bundle(item: tuple[BundleInput, BenchmarkInput]) -> dict[str, Any]:
     if not log or not parsed.rows or progs is None:
         return {"bundle": bundle.id, "skip": "aiq.toml, samples.csv or the program sample is "
                 "unreadable"}  # fmt: skip
+    bad = check_log(log, bundle.files.where("aiq.toml"))
+    if bad:
+        return {"bundle": bundle.id, "skip": str(bad[0])}
     p = stratum_probabilities(progs.strata)
     method = str(log.get("method", "stratified"))
     budget = int(log.get("samples", len(parsed.rows)))
