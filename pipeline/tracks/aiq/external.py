@@ -38,7 +38,7 @@ import shlex
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import IO, Any
 
 from pipeline.errors import AgentProtocolError
@@ -250,30 +250,25 @@ class CommandAgent:
 _COMMANDS: dict[tuple[str, str, float], CommandAgent] = {}
 
 
+def shared_process(key: tuple[str, str, float], make: Callable[[], CommandAgent]) -> CommandAgent:
+    """Return this worker's agent process for ``key``, starting it with ``make`` on first use."""
+    agent = _COMMANDS.get(key)
+    if agent is None:
+        agent = _COMMANDS[key] = make()
+    return agent
+
+
 def external_agent(spec: AgentSpec, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> Any:
     """Return an agent object for a ``python`` or ``command`` spec.
 
-    Python and gym agents are fresh per call; a command agent (``cmd:`` or ``cmdbatch:``) is
-    one process per worker, reused.
+    Python agents are fresh per call; a command agent is one process per worker, reused.
+    (``gym:`` and ``cmdbatch:`` agents are made by :mod:`pipeline.tracks.aiq.runner`.)
     """
     if spec.kind == "python":
         return PythonAgent(spec.target)
-    if spec.kind == "gym":
-        from pipeline.tracks.aiq.gym_env import GymPolicyAgent
-
-        return GymPolicyAgent(spec.target, dict(spec.params))
-    if spec.kind in ("command", "batch"):
-        key = (spec.kind, spec.target, step_timeout)
-        agent = _COMMANDS.get(key)
-        if agent is None:
-            if spec.kind == "batch":
-                from pipeline.tracks.aiq.batch import BatchCommandAgent
-
-                agent = BatchCommandAgent(spec.target, step_timeout)
-            else:
-                agent = CommandAgent(spec.target, step_timeout)
-            _COMMANDS[key] = agent
-        return agent
+    if spec.kind == "command":
+        return shared_process(("command", spec.target, step_timeout),
+                              lambda: CommandAgent(spec.target, step_timeout))  # fmt: skip
     raise ValueError(f"{spec.kind} is not an external agent")
 
 

@@ -218,7 +218,7 @@ def _default_benchmark() -> Path:
 
 def load_sample(benchmark: str | Path | None) -> Any:
     """Return the benchmark (its program sample and machine), cached per folder."""
-    from pipeline.tracks.aiq.run import load_benchmark
+    from pipeline.tracks.aiq.benchmark import load_benchmark
 
     path = Path(benchmark) if benchmark is not None else _default_benchmark()
     key = str(path.resolve())

@@ -27,6 +27,17 @@ from pipeline.metrics.aiq.runs import (
 )
 
 
+def _outside_agent(spec: AgentSpec, step_timeout: float) -> Any:
+    """An agent object for ``module:Class``, ``cmd:`` or ``gym:`` (fresh or per worker)."""
+    if spec.kind == "gym":
+        from pipeline.tracks.aiq.gym_env import GymPolicyAgent
+
+        return GymPolicyAgent(spec.target, dict(spec.params))
+    from pipeline.tracks.aiq.external import external_agent
+
+    return external_agent(spec, step_timeout)
+
+
 def execute_run(
     item: RunItem,
     *,
@@ -48,9 +59,8 @@ def execute_run(
         obj = reference_agent(spec)
         return run_episode_py(item.program, settings, obj, item.sign, item.seed, record=record)
     from pipeline.metrics.aiq.bf_fast import FastMachine
-    from pipeline.tracks.aiq.external import external_agent
 
-    obj = external_agent(spec, step_timeout)
+    obj = _outside_agent(spec, step_timeout)
     return run_episode_py(
         item.program, settings, obj, item.sign, item.seed, record=record,
         params=dict(spec.params), machine_cls=FastMachine,
@@ -66,11 +76,13 @@ def execute_batch(
     step_timeout: float = 10.0,
 ) -> list[RunResult]:
     """Run a batch of items through a ``cmdbatch:`` agent (module-level, picklable)."""
-    from pipeline.tracks.aiq.batch import run_batch
-    from pipeline.tracks.aiq.external import external_agent
+    from pipeline.tracks.aiq.batch import BatchCommandAgent, run_batch
+    from pipeline.tracks.aiq.external import shared_process
 
     spec = parse_agent(agent, settings.episode_length)
-    obj = external_agent(spec, step_timeout)
+    obj = shared_process(("batch", spec.target, step_timeout),
+                         lambda: BatchCommandAgent(spec.target, step_timeout))  # fmt: skip
+    assert isinstance(obj, BatchCommandAgent)
     return run_batch(items, settings, obj, record=record, params=dict(spec.params))
 
 

@@ -17,20 +17,12 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from pipeline.errors import Problem
-from pipeline.tracks.aiq.limits import (
-    MAX_EPISODE_LENGTH,
-    MAX_INPUT_TAPE,
-    MAX_PROGRAMS,
-    MAX_SAMPLES,
-    MAX_SEED,
-    MAX_STEPS,
-    MAX_WORK_TAPE,
-)
+from pipeline.tracks.aiq.benchmark import AIQBenchmarkSettings
 from pipeline.tracks.base import (
     BenchmarkInput,
     BundleInput,
@@ -48,57 +40,6 @@ PAPER = (
 
 
 _Strict = StrictSettings
-
-
-class AIQBenchmarkSettings(_Strict):
-    """The ``[aiq]`` section of ``benchmark.toml``: the test every bundle must have run."""
-
-    num_symbols: int = Field(5, ge=2, le=127, description="BF alphabet size n (blank (n-1)//2).")
-    obs_cells: int = Field(1, ge=0, le=8, description="Observation cells on the output tape.")
-    reverse_output: bool = Field(False, description="Reward in the last output cell.")
-    work_tape_len: int = Field(
-        100_000, ge=1, le=MAX_WORK_TAPE, description="Cells of the circular work tape."
-    )
-    input_tape_len: int = Field(
-        25, ge=1, le=MAX_INPUT_TAPE, description="Action-history cells (one less readable)."
-    )
-    max_steps: int = Field(
-        1000, ge=1, le=MAX_STEPS, description="A cycle reaching this many steps fails."
-    )
-    simplify: Literal["single-pass", "iterated"] = Field(
-        "single-pass",
-        description="Pointless-code removal of the sampler: the original's single ordered pass, "
-        "or iterated to a fixed point (Vadinský fork).",
-    )
-    discount: float = Field(
-        1.0, gt=0, le=1, allow_inf_nan=False, description="Reward discount (1 = undiscounted)."
-    )
-    episode_lengths: list[Annotated[int, Field(ge=1, le=MAX_EPISODE_LENGTH)]] = Field(
-        default_factory=lambda: [1000],
-        max_length=64,
-        description="Episode lengths a bundle may use (empty: any); each is its own ranking.",
-    )
-    programs: str = Field(
-        "reference/programs.csv.gz",
-        description="The program sample (id,stratum,program; gzip allowed) under the folder.",
-    )
-    program_count: int | None = Field(
-        None, ge=1, le=MAX_PROGRAMS, description="Programs in the sample (checked when given)."
-    )
-    sampler_seed: int = Field(0, ge=0, le=MAX_SEED, description="Seed the sample was drawn with.")
-    sampler_file: str = Field(
-        "reference/sampler.json",
-        description="Sampler statistics (rejections, length histograms) for the charts.",
-    )
-    method: Literal["stratified", "mc-antithetic", "mc"] = Field(
-        "stratified", description="Estimator every bundle must use."
-    )
-    samples: int = Field(
-        10_000, ge=2, le=MAX_SAMPLES, description="Recommended number of runs per bundle."
-    )
-    min_samples: int = Field(
-        1000, ge=2, le=MAX_SAMPLES, description="Fewest runs a bundle may log."
-    )
 
 
 class AIQSubmissionSettings(_Strict):
