@@ -25,7 +25,8 @@ class Column:
 
     ``kind`` is ``str``, ``int``, ``float`` (finite), ``float_or_inf``, ``bool`` (0/1/true/false)
     or ``date`` (YYYY-MM-DD). ``low``/``high`` bound numbers inclusively; ``choices`` bounds
-    strings; ``required`` columns must be present, ``allow_empty`` lets a cell be blank.
+    strings; ``required`` columns must be present, ``allow_empty`` lets a cell be blank;
+    a cell equal to one of ``missing`` (e.g. ``NA``) is an explicit "no value" (parsed as None).
     """
 
     name: str
@@ -35,6 +36,7 @@ class Column:
     high: float | None = None
     choices: tuple[str, ...] | None = None
     allow_empty: bool = False
+    missing: tuple[str, ...] = ()
 
 
 def _parse_cell(col: Column, raw: str) -> tuple[Any, str]:
@@ -42,6 +44,8 @@ def _parse_cell(col: Column, raw: str) -> tuple[Any, str]:
     s = raw.strip()
     if s == "":
         return (None, "" if col.allow_empty else "is empty")
+    if s in col.missing:
+        return (None, "")
     if col.kind == "str":
         if col.choices is not None and s not in col.choices:
             return (None, f"is {s!r}, not one of {', '.join(col.choices)}")
