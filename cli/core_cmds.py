@@ -55,19 +55,26 @@ def ingest(
     strict: Annotated[
         bool, typer.Option("--strict", help="Ingest nothing if anything is bad.")
     ] = False,
-    releases: Annotated[Path, typer.Option(help="The releases file to record.")] = Path(
-        "submissions/releases.toml"),
+    releases: Annotated[Path | None, typer.Option(
+        help="The releases file to record (default: releases.toml of the submissions folder "
+        "ingested).")] = None,
 ) -> None:
-    """Validate, then store every good bundle (one transaction each; unchanged ones are no-ops)."""
+    """Validate, then store every good bundle (one transaction each; unchanged ones are no-ops).
+
+    Then record every release of releases.toml, rebuilding from git history any version a
+    release names that the store lacks (a fresh clone publishes every release).
+    """
     from rich.table import Table
 
     from pipeline.ingest import ingest as run
-    from pipeline.release import sync_releases
+    from pipeline.release import releases_file_for, sync_releases
     from pipeline.store import open_store
 
+    chosen = _default_paths(paths)
+    rel_file = releases or releases_file_for(chosen)
     with open_store(STATE.db_path) as store, progress_reporter() as progress:
-        report = run(store, _default_paths(paths), strict=strict, progress=progress)
-        history = sync_releases(store, releases) if not report.strict_aborted else []
+        report = run(store, chosen, strict=strict, progress=progress)
+        history = sync_releases(store, rel_file) if not report.strict_aborted else []
     for p in report.problems + history:
         typer.echo(f"{p.severity}: {safe_text(str(p))}", err=True)
     table = Table(title=f"ingest into {STATE.db_path}")

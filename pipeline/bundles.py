@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import subprocess
 from collections.abc import Iterable, Mapping
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import Problem
+from pipeline.limits import MAX_FOLDER_DEPTH, MAX_PATH_BYTES
 from pipeline.tracks.base import BenchmarkInput, BundleInput
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
@@ -59,6 +61,10 @@ class ReadResult:
     problems: list[Problem] = field(default_factory=list)
 
 
+_PORTABLE = re.compile(r"^[A-Za-z0-9_-][A-Za-z0-9._-]*$")
+_DEVICE = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)", re.IGNORECASE)
+
+
 def _bad_name(name: str) -> str:
     if name in (".", "..") or "/" in name or "\\" in name:
         return "is not a plain file name"
@@ -70,6 +76,13 @@ def _bad_name(name: str) -> str:
         name.encode("utf-8")
     except UnicodeEncodeError:
         return "is not valid UTF-8"
+    if not _PORTABLE.match(name):
+        return ("uses characters other than letters, digits, '.', '_' and '-' (or starts "
+                "with '.')")
+    if name.endswith("."):
+        return "ends with '.'"
+    if _DEVICE.match(name):
+        return "is a reserved device name on Windows"
     return ""
 
 
@@ -88,24 +101,42 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
     out = ReadResult()
     total = 0
     skip = set(skip_dirs)
+    folded: dict[str, str] = {}
     stack: list[tuple[Path, str]] = [(root, "")]
     while stack:
         folder, rel = stack.pop()
+        if rel.count("/") > MAX_FOLDER_DEPTH:
+            out.problems.append(Problem(f"{label}/{rel}".rstrip("/"), "folder",
+                                        f"is nested more than {MAX_FOLDER_DEPTH} folders deep",
+                                        "flatten the folder structure"))
+            continue
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
             out.problems.append(Problem(f"{label}/{rel}".rstrip("/"), "file",
                                         f"cannot be read ({exc.strerror})", "check permissions"))
             continue
+        if len(entries) > MAX_FILES:
+            out.problems.append(Problem(f"{label}/{rel}".rstrip("/"), "folder",
+                                        f"holds {len(entries):,} entries, more than {MAX_FILES}",
+                                        "make the bundle smaller"))
+            return out
         for entry in entries:
             relpath = f"{rel}{entry.name}"
             where = f"{label}/{relpath}"
             if entry.name in IGNORED_NAMES:
                 continue
             why = _bad_name(entry.name)
+            if not why and len(relpath.encode("utf-8")) > MAX_PATH_BYTES:
+                why = f"makes a path longer than {MAX_PATH_BYTES} bytes"
+            key = relpath.casefold()
+            if not why and key in folded:
+                why = (f"differs from {folded[key]!r} only in letter case (the two overwrite "
+                       "each other on case-insensitive disks and on the site)")
             if why:
                 out.problems.append(Problem(where, "file name", why, "rename it"))
                 continue
+            folded[key] = relpath
             st = entry.stat(follow_symlinks=False)
             if stat.S_ISLNK(st.st_mode):
                 out.problems.append(

@@ -17,9 +17,23 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.errors import Problem
+from pipeline.limits import MAX_NESTING, bad_name, toml_nesting, value_problems
 from pipeline.tracks import TRACK_NAMES, get_track
 
-ID_PATTERN = r"^[a-z0-9][a-z0-9._-]{0,63}$"
+ID_PATTERN = r"^[a-z0-9]([a-z0-9._-]{0,62}[a-z0-9_-])?$"
+"""Benchmark and bundle ids: lower-case ASCII, at most 64 characters, no trailing '.'."""
+RESERVED_IDS = re.compile(r"^(con|prn|aux|nul|com[0-9]|lpt[0-9])(\.|$)")
+"""Windows device names: a folder so named cannot be checked out on Windows."""
+
+
+def bad_id(name: str) -> str:
+    """Why ``name`` is not a valid benchmark or bundle id (``""`` when it is)."""
+    if not re.match(ID_PATTERN, name):
+        return (f"{name!r} is not a valid id (lower-case letters, digits, '.', '_', '-'; "
+                "at most 64; not ending in '.')")
+    if RESERVED_IDS.match(name):
+        return f"{name!r} is a reserved device name on Windows"
+    return ""
 VERSION_PATTERN = r"^[0-9]+(\.[0-9]+){0,2}([-+][0-9A-Za-z.-]+)?$"
 
 
@@ -103,18 +117,63 @@ def pydantic_problems(
     return out
 
 
+MAX_MANIFEST_BYTES = 1024 * 1024
+"""Largest manifest (``benchmark.toml``, ``submission.toml``, ``releases.toml``: 1 MiB)."""
+
+
 def parse_toml(file: str, data: bytes) -> tuple[dict[str, Any] | None, list[Problem]]:
-    """Parse TOML bytes; return (mapping or None, problems)."""
+    """Parse TOML bytes; return (mapping or None, problems).
+
+    Bounded before parsing: at most :data:`MAX_MANIFEST_BYTES` and
+    :data:`~pipeline.limits.MAX_NESTING` levels of brackets (the parser recurses). After
+    parsing, every string, key and number is checked (:func:`pipeline.limits.value_problems`:
+    control characters, NaN/inf, integers beyond 2^53); any such problem rejects the file.
+    """
+    if len(data) > MAX_MANIFEST_BYTES:
+        return None, [Problem(file, "size", f"is {len(data):,} bytes, over the "
+                              f"{MAX_MANIFEST_BYTES // 1024} KiB limit of a manifest",
+                              "keep long texts in a separate file")]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None, [Problem(file, "encoding", "is not UTF-8 text", "save the file as UTF-8")]
+    depth = toml_nesting(text)
+    if depth > MAX_NESTING:
+        return None, [Problem(file, "syntax", f"nests {depth} levels deep, more than "
+                              f"{MAX_NESTING}", "flatten the arrays and inline tables")]
     try:
-        return tomllib.loads(text), []
+        parsed = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         found = re.search(r"line (\d+)", str(exc))
         where = f"line {found.group(1)}" if found else "syntax"
-        return None, [Problem(file, where, f"TOML does not parse ({exc})", "fix the TOML syntax")]
+        msg = " ".join(str(exc).split())[:300]
+        return None, [Problem(file, where, f"TOML does not parse ({msg})", "fix the TOML syntax")]
+    except (RecursionError, MemoryError, ValueError) as exc:
+        return None, [Problem(file, "syntax", f"TOML cannot be read ({type(exc).__name__})",
+                              "simplify the file")]
+    bad = value_problems(file, parsed)
+    if bad:
+        return None, bad
+    return parsed, []
+
+
+NAME_FIELDS = ("system.name", "system.organisation", "system.version")
+"""Manifest fields shown as names on the site: :func:`pipeline.limits.bad_name` applies."""
+
+
+def _name_problems(file: str, raw: dict[str, Any], fields: tuple[str, ...]) -> list[Problem]:
+    out = []
+    for dotted in fields:
+        value: Any = raw
+        for part in dotted.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, str):
+            why = bad_name(value)
+            if why:
+                out.append(Problem(file, dotted, why,
+                                   "write the name in plain characters (no invisible or "
+                                   "direction-changing ones)"))
+    return out
 
 
 _PATH_KEYS = ("file", "dir", "path", "folder")
@@ -198,12 +257,16 @@ def load_benchmark_manifest(
     if raw is None:
         return None, {}, problems
     problems += _placeholders(file, raw)
+    problems += _name_problems(file, raw, ("title",))
     generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
     track = raw.get("track") if raw.get("track") in TRACK_NAMES else None
     try:
         BenchmarkManifest.model_validate(generic)
     except ValidationError as exc:
         problems += pydantic_problems(file, exc)
+    if bad_id(folder_name):
+        problems.append(Problem(file, "id", bad_id(folder_name),
+                                "rename the benchmark folder (and its id)"))
     if isinstance(raw.get("id"), str) and raw["id"] != folder_name:
         problems.append(
             Problem(file, "id", f"is {raw['id']!r} but the folder is {folder_name!r}",
@@ -233,6 +296,7 @@ def load_submission_manifest(
             Problem(file, "submitted", f"{submitted} is in the future",
                     "give the date the results were produced")
         )
+    problems += _name_problems(file, raw, NAME_FIELDS)
     system = raw.get("system")
     url = system.get("url") if isinstance(system, dict) else None
     if isinstance(url, str) and url and not url.startswith(("http://", "https://")):

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ from pipeline.history import (
     repo_root,
     safe_path,
 )
+from pipeline.limits import bad_text
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest, parse_toml
 from pipeline.store import CURRENT, Store
 from pipeline.toml_writer import toml_string
@@ -290,6 +292,27 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
     return problems
 
 
+def releases_file_for(paths: Sequence[Path]) -> Path:
+    """The ``releases.toml`` of the submissions folder that ``paths`` belong to.
+
+    A submissions folder holds it directly; for a benchmark folder it is one level up, for a
+    bundle folder two. The first path decides; ``submissions/releases.toml`` otherwise.
+    """
+    from pipeline.bundles import is_benchmark_dir, is_bundle_dir
+
+    for raw in paths:
+        p = Path(raw)
+        if p.is_file():
+            p = p.parent
+        if is_bundle_dir(p):
+            return p.parent.parent / "releases.toml"
+        if is_benchmark_dir(p):
+            return p.parent / "releases.toml"
+        if p.is_dir():
+            return p / "releases.toml"
+    return Path("submissions") / "releases.toml"
+
+
 def _source_of(root: Path | None, folder: Path, kind: str, chash: str) -> Source | None:
     """The last commit of ``folder`` when it holds exactly the version ``chash``."""
     if root is None:
@@ -333,6 +356,9 @@ def record_release(
     except UnicodeEncodeError as exc:
         raise ReleaseError("--notes is not valid Unicode text",
                            hint="give the notes as UTF-8 text") from exc
+    if bad_text(notes):
+        raise ReleaseError(f"--notes {bad_text(notes)}",
+                           hint="write the notes as plain text (line breaks are fine)")
     date = date or dt.date.today()
     if existing and date < max(r.date for r in existing):
         raise ReleaseError(f"{date} is before the last release",

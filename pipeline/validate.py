@@ -24,8 +24,9 @@ from pipeline.bundles import (
     read_folder,
 )
 from pipeline.errors import GmeterError, Problem, UsageError, ValidationFailed
-from pipeline.manifest import ID_PATTERN, load_benchmark_manifest, load_submission_manifest
-from pipeline.tracks import get_track
+from pipeline.limits import cap_per_file, gzip_problem, skeleton
+from pipeline.manifest import bad_id, load_benchmark_manifest, load_submission_manifest
+from pipeline.tracks import TRACK_NAMES, get_track
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.filecheck import iter_json_problems
 
@@ -77,16 +78,45 @@ def json_problems(fs: FileSet) -> list[Problem]:
     return [p for p in iter_json_problems(fs, paths) if p.field != "encoding"]
 
 
+def gzip_problems(fs: FileSet) -> list[Problem]:
+    """A problem for every ``.gz`` file that is not one complete gzip member (bounded)."""
+    out = []
+    for p in sorted(fs.files):
+        if p.lower().endswith(".gz"):
+            why = gzip_problem(bytes(fs.files[p]))
+            if why:
+                out.append(Problem(fs.where(p), "gzip", why,
+                                   "compress the file again with `gzip -n` (one member)"))
+    return out
+
+
+def _default_settings(track: str | None, which: str) -> dict[str, Any] | None:
+    """A track's settings with every default (to check content when the manifest is bad)."""
+    if track is None:
+        return None
+    try:
+        spec = get_track(track)
+        model: Any = spec.submission_settings if which == "submission" else \
+            spec.benchmark_settings
+        return dict(model.model_validate({}).model_dump(mode="json"))
+    except Exception:  # a section with required fields has no defaults
+        return None
+
+
 def load_bundle(
     bench: LoadedBenchmark, path: Path, *, today: dt.date | None = None
 ) -> LoadedBundle:
-    """Read and check one bundle folder of ``bench``."""
-    import re
+    """Read and check one bundle folder of ``bench``.
 
+    Manifest and content are both checked, whatever is wrong with the other: when the
+    manifest does not parse or its track section is invalid, the content is checked with the
+    track's default settings, so one run lists every problem of the bundle.
+    """
     label = f"{bench.label}/{path.name}"
     problems: list[Problem] = []
-    if not re.match(ID_PATTERN, path.name):
-        problems.append(Problem(label, "bundle id", f"{path.name!r} is not a valid bundle id",
+    why = bad_id(path.name)
+    if why:
+        problems.append(Problem(label, "bundle id", why,
                                 "rename the folder: lower-case letters, digits, '.', '_', '-'"))
     read = read_folder(path, label)
     problems += read.problems
@@ -105,23 +135,27 @@ def load_bundle(
     if set(files) <= {"submission.toml"}:
         problems.append(Problem(label, "files", "bundle is empty: only a submission.toml",
                                 "add the track's result files (see docs/submitting.md)"))
-    problems += json_problems(FileSet(label, files))
+    fs = FileSet(label, files)
+    problems += json_problems(fs)
+    problems += gzip_problems(fs)
+    chash = content_hash(files)
     bundle_input = None
     if manifest is not None:
-        bundle_input = BundleInput(
-            id=path.name,
-            benchmark=bench.id,
-            manifest=manifest,
-            settings=settings,
-            files=FileSet(label, files),
-            content_hash=content_hash(files),
-        )
-        track_ok = not any(p.field.startswith(f"{bench.track}.") or p.field == bench.track
-                           for p in mprobs)
-        if bench.input is not None and bench.track is not None and track_ok:
-            spec = get_track(bench.track)
-            problems += _track_problems("bundle", spec.validate_bundle, bundle_input, bench.input)
-    return LoadedBundle(path.name, path, label, bundle_input, sorted(set(problems)))
+        bundle_input = BundleInput(id=path.name, benchmark=bench.id, manifest=manifest,
+                                   settings=settings, files=fs, content_hash=chash)
+    track_ok = manifest is not None and not any(
+        p.field.startswith(f"{bench.track}.") or p.field == bench.track for p in mprobs)
+    probe = bundle_input if track_ok else None
+    if probe is None and files.keys() - {"submission.toml"}:
+        defaults = _default_settings(bench.track, "submission")
+        if defaults is not None:
+            probe = BundleInput(id=path.name, benchmark=bench.id, manifest=manifest or {},
+                                settings=defaults, files=fs, content_hash=chash)
+    if probe is not None and bench.input is not None and bench.track is not None:
+        spec = get_track(bench.track)
+        problems += _track_problems("bundle", spec.validate_bundle, probe, bench.input)
+    return LoadedBundle(path.name, path, label, bundle_input,
+                        cap_per_file(sorted(set(problems))))
 
 
 def load_benchmark(
@@ -147,14 +181,19 @@ def load_benchmark(
     read = read_folder(path, label, skip_dirs=bundle_names)
     problems += read.problems
     problems += json_problems(FileSet(label, read.files))
+    problems += gzip_problems(FileSet(label, read.files))
     manifest, settings, mprobs = load_benchmark_manifest(
         f"{label}/benchmark.toml", read.files.get("benchmark.toml", b""), path.name
     )
     problems += mprobs
     track = manifest.get("track") if manifest else None
-    track = track if isinstance(track, str) else None
+    track = track if isinstance(track, str) and track in TRACK_NAMES else None
     bench_input = None
-    if manifest is not None and not mprobs:
+    section_ok = track is not None and not any(
+        p.field.startswith(f"{track}.") or p.field == track for p in mprobs)
+    if manifest is not None and section_ok:
+        # Generic manifest problems do not stop the content checks: all are reported at
+        # once (the benchmark is still rejected by ingest while any error remains).
         bench_input = BenchmarkInput(
             id=path.name,
             track=str(track),
@@ -167,8 +206,8 @@ def load_benchmark(
         problems += _track_problems(
             "benchmark", get_track(str(track)).validate_benchmark, bench_input
         )
-    bench = LoadedBenchmark(path.name, path, label, track if bench_input else None, bench_input,
-                            sorted(set(problems)), [], complete=only is None)
+    bench = LoadedBenchmark(path.name, path, label, track, bench_input,
+                            cap_per_file(sorted(set(problems))), [], complete=only is None)
     seen: dict[str, str] = {}
     for p in bundle_dirs:
         if not is_bundle_dir(p) or (only is not None and p.name not in only):
@@ -236,10 +275,53 @@ def collect(paths: Sequence[Path], *, today: dt.date | None = None) -> Validatio
     for path in sorted(wanted):
         bench = load_benchmark(path, only=wanted[path], today=today)
         report.benchmarks.append(bench)
+    lookalikes = lookalike_problems(report.benchmarks)
+    for bench in report.benchmarks:
         report.problems += bench.problems
         for b in bench.bundles:
+            b.problems = sorted(set(b.problems + lookalikes.get((bench.id, b.id), [])))
             report.problems += b.problems
     return report
+
+
+def lookalike_problems(
+    benchmarks: Sequence[LoadedBenchmark],
+) -> dict[tuple[str, str], list[Problem]]:
+    """Bundles whose system name looks like another's without being equal to it.
+
+    Names are compared by their confusable skeleton (:func:`pipeline.limits.skeleton`:
+    NFKC, case, Unicode TR 39 confusables, separators). Bundles that use *exactly* the same
+    name are the same system (several runs); two different names with one skeleton are an
+    impersonation or a typo. Within a group the name most bundles use stands; every bundle
+    using another spelling gets an error (all of them on a tie).
+    """
+    groups: dict[str, list[tuple[str, str, str, str]]] = {}
+    for bench in benchmarks:
+        for b in bench.bundles:
+            if b.input is None:
+                continue
+            name = b.input.system
+            groups.setdefault(skeleton(name), []).append((bench.id, b.id, name, b.label))
+    out: dict[tuple[str, str], list[Problem]] = {}
+    for members in groups.values():
+        names = sorted({m[2] for m in members})
+        if len(names) < 2:
+            continue
+        counts = {n: sum(m[2] == n for m in members) for n in names}
+        top = max(counts.values())
+        winners = [n for n in names if counts[n] == top]
+        standing = winners[0] if len(winners) == 1 else None
+        for bench_id, bundle_id, name, label in members:
+            if name == standing:
+                continue
+            others = sorted({f"{m[0]}/{m[1]} ({m[2]!r})" for m in members if m[2] != name})
+            out.setdefault((bench_id, bundle_id), []).append(Problem(
+                f"{label}/submission.toml", "system.name",
+                f"{name!r} looks like the system name of {', '.join(others[:3])} "
+                "(same letters after Unicode confusable folding) without being equal",
+                "use exactly the same name if it is the same system, or a clearly different "
+                "one"))
+    return out
 
 
 # --------------------------------------------------------------------------- one folder

@@ -194,10 +194,12 @@ def test_unrecoverable_version_is_an_error_naming_it(tmp_path):
 
 def test_release_notes_with_control_characters_round_trip(subs, db):
     rel_file = subs / "releases.toml"
-    notes = 'a\rb\x00c"""\n[release.x]\x1b'
+    notes = 'a\rb\\c"""\n[release.x]\t\'\'\'\r\n'
     with open_store(db) as s:
         ingest(s, [subs])
         record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1), notes=notes)
+        with pytest.raises(ReleaseError, match="U\\+001B"):
+            record_release(s, rel_file, "r2", date=dt.date(2024, 3, 1), notes="x\x1b[2J")
     [parsed] = read_releases(rel_file)
     assert parsed.notes == notes
 

@@ -169,11 +169,12 @@ class Store:
         """The highest applied migration (0 for an empty file)."""
         exists = self.con.execute(
             "select count(*) from information_schema.tables where table_name='schema_migrations'"
-        ).fetchone()
-        if not exists or not exists[0]:
+        ).fetchall()
+        if not exists or not exists[0][0]:
             return 0
-        row = self.con.execute("select coalesce(max(version), 0) from schema_migrations").fetchone()
-        return int(row[0]) if row else 0
+        rows = self.con.execute("select coalesce(max(version), 0) from schema_migrations"
+                                ).fetchall()
+        return int(rows[0][0]) if rows else 0
 
     def migrate(self) -> list[int]:
         """Apply every pending migration in order; return the versions applied."""

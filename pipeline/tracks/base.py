@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -58,8 +57,14 @@ class FileSet:
         return self.files[path].decode("utf-8")
 
     def json(self, path: str) -> Any:
-        """The file parsed as JSON (validation has already rejected JSON that does not parse)."""
-        return json.loads(self.text(path))
+        """The file parsed as JSON (validation has already rejected JSON that does not parse).
+
+        Bounded like validation (:func:`pipeline.limits.loads_bounded`): a file too deep to
+        parse raises ``ValueError``, never ``RecursionError``.
+        """
+        from pipeline.limits import loads_bounded
+
+        return loads_bounded(self.text(path))
 
     def csv_rows(self, path: str) -> list[dict[str, str]]:
         """The rows of a CSV file with a header line, as dicts of strings."""

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.errors import Problem
+from pipeline.limits import MAX_CELL_INT, MAX_CSV_COLUMNS, bad_text, cap_per_file, loads_bounded
 from pipeline.tracks.base import FileSet
 
 
@@ -46,16 +47,25 @@ def _parse_cell(col: Column, raw: str) -> tuple[Any, str]:
         return (None, "" if col.allow_empty else "is empty")
     if s in col.missing:
         return (None, "")
+    bad = bad_text(s)
+    if bad:
+        return (None, bad)
     if col.kind == "str":
         if col.choices is not None and s not in col.choices:
             return (None, f"is {s!r}, not one of {', '.join(col.choices)}")
         return (s, "")
     if col.kind == "int":
         try:
-            v: Any = int(s)
+            v: Any = int(s) if len(s) <= 32 else None
         except ValueError:
-            return (None, f"is {s!r}, not a whole number")
+            v = None
+        if v is None:
+            return (None, f"is {s[:40]!r}, not a whole number")
+        if abs(v) > MAX_CELL_INT:
+            return (None, f"is {v:.3e}, beyond the largest accepted integer 2^64 - 1")
     elif col.kind in ("float", "float_or_inf"):
+        if len(s) > 64:
+            return (None, f"is {s[:20]!r}…, not a number")
         try:
             v = float(s)
         except ValueError:
@@ -133,9 +143,16 @@ def check_csv(
     except csv.Error as exc:
         return [], [Problem(where, "header", f"is not valid CSV ({exc})", "fix the quoting")]
     header = [h.strip() for h in header]
+    if len(header) > MAX_CSV_COLUMNS:
+        return [], [Problem(where, "header", f"has {len(header):,} columns, more than "
+                            f"{MAX_CSV_COLUMNS:,}", "use the documented columns only")]
     by_name = {c.name: c for c in columns}
     seen: set[str] = set()
     for h in header:
+        if bad_text(h):
+            problems.append(Problem(where, "header", f"a column name {bad_text(h)}",
+                                    "use plain column names"))
+            continue
         if h in seen:
             problems.append(Problem(where, f"header: {h}", "column appears twice", "keep one"))
         seen.add(h)
@@ -154,7 +171,7 @@ def check_csv(
                 Problem(where, f"header: {c.name}", "required column is missing", "add it")
             )
     if problems:
-        return [], problems
+        return [], cap_per_file(problems, max_problems)
     rows: list[dict[str, Any]] = []
     keys: dict[tuple[Any, ...], int] = {}
     cell_problems = 0
@@ -179,9 +196,10 @@ def check_csv(
             for name, cell in zip(header, raw, strict=True):
                 col = by_name.get(name)
                 if col is None:
-                    row[name] = cell
-                    continue
-                value, err = _parse_cell(col, cell)
+                    err = bad_text(cell)
+                    value: Any = cell
+                else:
+                    value, err = _parse_cell(col, cell)
                 if err:
                     bad = True
                     cell_problems += 1
@@ -224,11 +242,6 @@ def check_csv(
     return rows, problems
 
 
-def _reject_constant(name: str) -> Any:
-    """``json`` hook: NaN and Infinity are not JSON and are refused."""
-    raise ValueError(f"{name} is not allowed in JSON")
-
-
 def iter_json_problems(fs: FileSet, paths: Sequence[str]) -> Iterator[Problem]:
     """Yield a problem for each of ``paths`` that is not strict UTF-8 JSON.
 
@@ -247,7 +260,7 @@ def iter_json_problems(fs: FileSet, paths: Sequence[str]) -> Iterator[Problem]:
             if lines and not doc.strip():
                 continue
             try:
-                json.loads(doc, parse_constant=_reject_constant)
+                loads_bounded(doc)
             except json.JSONDecodeError as exc:
                 yield Problem(fs.where(p), f"line {i if lines else exc.lineno}",
                               f"JSON does not parse ({exc.msg}, column {exc.colno})",
