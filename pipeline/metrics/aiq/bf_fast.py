@@ -164,6 +164,71 @@ def bf_cycle_many(
 
 
 @njit(cache=True)
+def bank_step_all(
+    ops: np.ndarray,
+    jump: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    tapes: np.ndarray,
+    regs: np.ndarray,
+    inputs: np.ndarray,
+    outputs: np.ndarray,
+    rngs: np.ndarray,
+    actions: np.ndarray,
+    skip: np.ndarray,
+    n: int,
+    max_steps: int,
+    reward_cell: int,
+    signs: np.ndarray,
+    cycle: np.ndarray,
+    episode_length: int,
+    rewards: np.ndarray,
+    obs: np.ndarray,
+    term: np.ndarray,
+    trunc: np.ndarray,
+    steps: np.ndarray,
+) -> int:  # pragma: no cover - compiled
+    r"""One cycle of every machine not in ``skip``, with its reward, observation and flags.
+
+    The vector environment's whole step in one call: ``rewards[i]`` is
+    :math:`\sigma_i \cdot 100(c_i - m)/m` (bit-identical to :meth:`BFConfig.reward_of`),
+    ``term[i]`` whether the cycle reached the step limit, ``trunc[i]`` whether ``cycle[i]``
+    reached ``episode_length``; ``obs`` receives every machine's observation cells. Returns
+    the index of the first action outside ``0..n-1`` (nothing is stepped then), else -1.
+    """
+    size = actions.shape[0]
+    for i in range(size):
+        if not skip[i] and (actions[i] < 0 or actions[i] >= n):
+            return i
+    blank = (n - 1) // 2
+    mid = (n - 1) / 2
+    for i in range(size):
+        if skip[i]:
+            rewards[i] = 0.0
+            term[i] = False
+            trunc[i] = False
+            steps[i] = 0
+            continue
+        s = bf_cycle(
+            ops[starts[i] : ends[i]], jump[starts[i] : ends[i]], tapes[i], regs[i : i + 1],
+            inputs[i], outputs[i], actions[i], n, blank, max_steps, rngs[i : i + 1],
+        )  # fmt: skip
+        steps[i] = s
+        cycle[i] += 1
+        rewards[i] = signs[i] * (100 * (outputs[i, reward_cell] - mid) / mid)
+        term[i] = s >= max_steps
+        trunc[i] = (not term[i]) and cycle[i] >= episode_length
+    width = outputs.shape[1]
+    for i in range(size):
+        k = 0
+        for j in range(width):
+            if j != reward_cell:
+                obs[i, k] = outputs[i, j]
+                k += 1
+    return -1
+
+
+@njit(cache=True)
 def new_machine(
     n: int, obs_cells: int, tape_len: int, in_len: int, seed: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:  # pragma: no cover
@@ -433,6 +498,32 @@ class MachineBank:
             self.outputs, self.rngs, active.astype(np.int64), actions.astype(np.int8),
             c.num_symbols, c.max_steps,
         )  # fmt: skip
+
+    def step_all(
+        self,
+        actions: np.ndarray,
+        skip: np.ndarray,
+        signs: np.ndarray,
+        cycle: np.ndarray,
+        episode_length: int,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+        """Step every machine not in ``skip`` (:func:`bank_step_all`).
+
+        Returns (σ·rewards, observations, terminated, truncated, steps, bad action index or -1).
+        """
+        c = self.config
+        size = self.size
+        rewards = np.empty(size)
+        obs = np.empty((size, c.obs_cells), np.int64)
+        term = np.empty(size, np.bool_)
+        trunc = np.empty(size, np.bool_)
+        steps = np.empty(size, np.int64)
+        bad = bank_step_all(
+            self.ops, self.jump, self.starts, self.ends, self.tapes, self.regs, self.inputs,
+            self.outputs, self.rngs, actions, skip, c.num_symbols, c.max_steps, c.reward_cell,
+            signs, cycle, episode_length, rewards, obs, term, trunc, steps,
+        )  # fmt: skip
+        return rewards, obs, term, trunc, steps, int(bad)
 
     def rewards(self, rows: np.ndarray) -> np.ndarray:
         r"""Unsigned rewards :math:`100(c-m)/m` of ``rows`` (float64, as ``reward_of``)."""

@@ -367,37 +367,36 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
         return self._observe(self._rows), self._infos(self._rows, np.zeros(self.num_envs, np.int64))
 
     def _infos(self, rows: np.ndarray, steps: np.ndarray) -> dict[str, Any]:
-        return {"steps": steps, "cycle": self._cycle[rows].copy()}
+        return {"steps": steps, "cycle": self._cycle.copy()}
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One cycle of every machine (finished ones are reset instead: NEXT_STEP autoreset)."""
         if self._bank is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
-        acts = np.asarray(actions, np.int64).reshape(self.num_envs)
-        if acts.min() < 0 or acts.max() >= self.config.num_symbols:
-            raise ValueError(f"actions must be in 0..{self.config.num_symbols - 1}")
-        rewards = np.zeros(self.num_envs)
-        term = np.zeros(self.num_envs, bool)
-        trunc = np.zeros(self.num_envs, bool)
-        steps = np.zeros(self.num_envs, np.int64)
-        resetting = self._rows[self._needs_reset]
-        live = self._rows[~self._needs_reset]
-        if resetting.size:
-            self._pick(resetting.tolist())
-            for i in resetting:
-                self._bank.set_program(int(i), self.programs[i])
-            self._bank.reset_rows(resetting.tolist(), self._seeds(None)[: resetting.size])
-            self._cycle[resetting] = 0
-            self._needs_reset[resetting] = False
-        if live.size:
-            s = self._bank.step(live, acts[live])
-            steps[live] = s
-            self._cycle[live] += 1
-            rewards[live] = self.signs[live] * self._bank.rewards(live)
-            term[live] = s >= self.config.max_steps
-            trunc[live] = ~term[live] & (self._cycle[live] >= self.episode_length)
-            self._needs_reset[live] = term[live] | trunc[live]
-        return self._observe(self._rows), rewards, term, trunc, self._infos(self._rows, steps)
+        acts = np.asarray(actions).astype(np.int64, copy=False).reshape(self.num_envs)
+        skip = self._needs_reset
+        if skip.any():
+            rows = self._rows[skip].tolist()
+            self._pick(rows)
+            for i in rows:
+                self._bank.set_program(i, self.programs[i])
+            self._bank.reset_rows(rows, self._seeds(None)[: len(rows)])
+            self._cycle[skip] = 0
+        rewards, cells, term, trunc, steps, bad = self._bank.step_all(
+            acts, skip, self.signs, self._cycle, self.episode_length
+        )
+        if bad >= 0:
+            raise ValueError(
+                f"action {acts[bad]} of env {bad} is not in 0..{self.config.num_symbols - 1}"
+            )
+        self._needs_reset = term | trunc
+        if self.config.obs_cells == 1:
+            obs = cells[:, 0]
+        elif self.config.obs_cells == 0:
+            obs = np.zeros(self.num_envs, np.int64)
+        else:
+            obs = cells
+        return obs, rewards, term, trunc, self._infos(self._rows, steps)
 
 
 class AIQVectorEnv(BFVectorEnv):
