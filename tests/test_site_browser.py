@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.site.model import stable_slug
+
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).parent / "_artifacts"
 
@@ -70,7 +72,7 @@ PAGES = [
     ("generality", "benchmarks/generality-demo/index.html"),
     ("aiq", "benchmarks/aiq-demo/index.html"),
     ("similarity", "benchmarks/similarity-demo/index.html"),
-    ("system", "systems/atlas/index.html"),
+    ("system", f"systems/{stable_slug('Atlas')}/index.html"),
 ]
 
 

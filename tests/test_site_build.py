@@ -18,6 +18,7 @@ from typer.testing import CliRunner
 from pipeline.errors import BuildError, StoreError
 from pipeline.site.build import MARKER, build_site
 from pipeline.site.linkcheck import check_site
+from pipeline.site.model import stable_slug
 
 
 class Doc(HTMLParser):
@@ -57,7 +58,7 @@ class Doc(HTMLParser):
             self.rows.setdefault(self._table[-1], []).append(self._row)
         if tag in ("td", "th") and self._row is not None:
             self._row.append("")
-        if "data-spec" in a:
+        if "data-spec-href" in a:
             self.mounts.append(a)
         if tag == "script" and a.get("type") == "application/json":
             self._script = a["id"]
@@ -122,58 +123,65 @@ def test_hostile_system_name_stays_text(site: Path) -> None:
         "benchmarks/gindex-demo/index.html",
         "index.html",
         "changelog/index.html",
-        "systems/script-script-alert-1-script/index.html",
+        f"systems/{stable_slug(HOSTILE)}/index.html",
     ):
         text = (site / rel).read_text(encoding="utf-8")
         assert "<script>alert(1)" not in text, rel
     page = (site / "benchmarks/gindex-demo/index.html").read_text(encoding="utf-8")
     assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;" in page
-    assert "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)" in page  # inside the JSON islands
+    compare = (site / "benchmarks/gindex-demo/compare/index.html").read_text(encoding="utf-8")
+    assert "\\u003c/script\\u003e\\u003cscript\\u003ealert(1)" in compare  # the JSON island
     d = doc(site, "benchmarks/gindex-demo/index.html")
     assert any(HOSTILE in r[2] for r in d.rows["lb"])
-    sysdoc = doc(site, "systems/script-script-alert-1-script/index.html")
+    sysdoc = doc(site, f"systems/{stable_slug(HOSTILE)}/index.html")
     assert not any(link.startswith("javascript:") for link in sysdoc.links)
     assert list(site.glob("files/*/notes.html.txt")) and not list(site.glob("files/*/notes.html"))
     feed = (site / "feed.xml").read_text(encoding="utf-8")
     assert "<script>" not in feed
 
 
-def test_every_chart_mount_has_a_spec_and_a_spec_file(site: Path) -> None:
+def test_every_chart_mount_has_a_spec_and_drawn_svgs(site: Path) -> None:
+    from pipeline.site.svgrender import bad_text
+
     for rel in (
         "benchmarks/gindex-demo/index.html",
         "benchmarks/generality-demo/index.html",
         "benchmarks/aiq-demo/index.html",
         "benchmarks/similarity-demo/index.html",
-        "systems/atlas/index.html",
+        f"systems/{stable_slug('Atlas')}/index.html",
     ):
         d = doc(site, rel)
         assert d.mounts, rel
         base = (site / rel).parent
         for mount in d.mounts:
-            spec = json.loads(d.json[mount["data-spec"]])
+            href = mount["data-spec-href"]
+            spec = json.loads((base / href).read_text())
             assert spec["$schema"].startswith("https://vega.github.io/schema/vega-lite/")
-            assert spec["title"] and spec["description"] and spec["datasets"]
-            key = mount["data-spec"].removeprefix("spec-")
-            assert json.loads((base / f"{key}.vl.json").read_text()) == spec
-            assert f"{key}.vl.json" in d.links
-            assert mount.get("aria-label")
+            assert spec["description"] and spec["datasets"]
+            assert href in d.links
+            key = href.removesuffix(".vl.json")
+            for svg in (f"{key}.svg", f"{key}.narrow.svg"):
+                text = (base / svg).read_text()
+                assert text.startswith("<svg") and not bad_text(text), (rel, svg)
+            assert f"{key}.svg" in d.srcs  # drawn at build time: visible without JavaScript
             text = json.dumps(spec)
             assert '"tooltip"' in text and '"title"' in text
+        assert "assets/vega.js" not in (site / rel).read_text()  # loaded only on request
 
 
 def test_track_chart_names_are_drawn(site: Path) -> None:
     gen = doc(site, "benchmarks/generality-demo/index.html")
-    keys = {m["data-spec"] for m in gen.mounts}
+    keys = {m["data-spec-href"] for m in gen.mounts}
     assert {
-        "spec-t-generality-acc",
-        "spec-t-generality-capability-spread",
-        "spec-t-generality-aggregated-acc",
-        "spec-t-generality-evolution",
+        "t-generality-acc.vl.json",
+        "t-generality-capability-spread.vl.json",
+        "t-generality-aggregated-acc.vl.json",
+        "t-generality-evolution.vl.json",
     } <= keys
-    assert "spec-t-mystery" not in keys  # undrawable data is skipped, not fatal
+    assert "t-mystery.vl.json" not in keys  # undrawable data is skipped, not fatal
     sim = doc(site, "benchmarks/similarity-demo/index.html")
-    assert {"spec-t-similarity-heatmap", "spec-t-similarity-map"} <= {
-        m["data-spec"] for m in sim.mounts
+    assert {"t-similarity-heatmap.vl.json", "t-similarity-map.vl.json"} <= {
+        m["data-spec-href"] for m in sim.mounts
     }
 
 
@@ -316,7 +324,7 @@ def test_broken_link_fails_the_build(
     monkeypatch.setattr(
         pipeline.site.linkcheck,
         "check_site",
-        lambda root: [pipeline.site.linkcheck.BrokenLink("index.html", "x/", "missing file")],
+        lambda root, **kw: [pipeline.site.linkcheck.BrokenLink("index.html", "x/", "missing file")],
     )
     with pytest.raises(BuildError, match="broken internal link"):
         build_site(site.parent / "store.duckdb", out)

@@ -215,8 +215,12 @@ def test_slugs() -> None:
     assert slugify("Ünïcode Name") == "unicode-name"
     assert slugify("!!!") == "item"
     slugs = system_slugs({"A B", "a-b", "C"})
-    assert slugs["C"] == "c"
+    assert slugs["a-b"] == "a-b"  # already a slug: its own
+    assert slugs["C"].startswith("c-") and len(slugs["C"]) == 10
     assert slugs["A B"] != slugs["a-b"] and slugs["A B"].startswith("a-b-")
+    # stable: a name's slug never depends on the other names
+    assert system_slugs({"A B"})["A B"] == slugs["A B"]
+    assert system_slugs({"C", "c"})["C"] == slugs["C"]
     assert safe_segment("2024.1") == "2024.1"
     assert safe_segment("../x").startswith("x-")
 
@@ -265,7 +269,7 @@ def test_generic_charts_have_titles_axes_tooltips_and_alt() -> None:
     )
     assert scatter is not None
     text = json.dumps(scatter.spec)
-    assert scatter.spec["title"] == "Theta vs samples"
+    assert scatter.title == "Theta vs samples"
     assert scatter.spec["description"] == scatter.alt
     assert '"tooltip"' in text and '"title": "Samples"' in text
     heat = generic_chart("h", "m", {"labels": ["a", "b"], "matrix": [[1, 0], [0, 1]]})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from pathlib import Path
 
 from pipeline.metrics.registry import metric_info
 from pipeline.site.board_charts import entry_label, score_charts
@@ -38,9 +39,13 @@ from pipeline.site.pages import (
     Page,
     ReleaseLine,
     ReleasesPage,
+    RowGroup,
+    SearchPage,
     SpecFile,
+    SubmitPage,
+    VersionLink,
 )
-from pipeline.site.standings import CURRENT, fmt_interval, fmt_num, history, sparkline
+from pipeline.site.standings import CURRENT, Standing, fmt_interval, fmt_num, history, sparkline
 from pipeline.site.systems import system_pages
 from pipeline.site.widgets import badges, blocks
 
@@ -51,16 +56,30 @@ def column(name: str) -> MetricColumn:
     return MetricColumn(name, m.label, m.unit, m.direction, m.description)
 
 
-def nav_for(site: Site, vd: VersionData, prefix: str) -> Callable[[str], Nav]:
-    """Return a factory of :class:`Nav` for pages of ``vd`` rendered under ``prefix``."""
+def nav_for(
+    site: Site, vd: VersionData, prefix: str, base: str = "/"
+) -> Callable[..., Nav]:
+    """Return a factory of :class:`Nav` for pages of ``vd`` rendered under ``prefix``.
+
+    ``make(path, latest=None)``: ``latest`` is the same page's path in the latest version
+    (a frozen page's banner links there); without it the banner links to the latest home.
+    """
     is_release = prefix != ""
     label = vd.version.label
     if not is_release and vd.version.is_release:
         label = f"latest: {label}"
+    indexed = not is_release
 
-    def make(path: str) -> Nav:
+    def make(path: str, latest: str | None = None) -> Nav:
         return Nav(
-            href(path, ""), href(path, prefix), vd.version.name, label, is_release, href(path, "")
+            href(path, ""),
+            href(path, prefix),
+            vd.version.name,
+            label,
+            is_release,
+            href(path, latest if latest is not None else ""),
+            base,
+            indexed,
         )
 
     return make
@@ -93,23 +112,111 @@ def stale_note(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
 # --------------------------------------------------------------------------- benchmark page
 
 
+PAGE_ROWS = 50
+"""A board page shows its first 50 rows; longer boards link a page with every row."""
+
+
+def interval_note(track: str, manifest: object) -> str:
+    """State how a board's intervals are computed, and their level."""
+    level = _find(manifest, "confidence")
+    pct = f"{float(level) * 100:g} %" if isinstance(level, int | float) else "95 %"
+    if track == "gindex":
+        return (
+            f"Intervals: {pct} bootstrap percentile interval of the g-index, "
+            "resampling test tasks."
+        )
+    if track == "generality":
+        reps = _find(manifest, "bootstrap")
+        n = f" ({reps} replicates)" if isinstance(reps, int) and reps > 0 else ""
+        return f"Intervals: {pct} bootstrap percentile intervals, resampling items{n}."
+    if track == "aiq":
+        return (
+            f"Intervals: {pct} normal interval of the stratified estimate, from the variance "
+            "of the antithetic pairs."
+        )
+    if track == "similarity":
+        return f"Intervals: {pct} intervals over independent seeds, clipped to S's range [−1, 1]."
+    return f"Intervals: {pct}, as computed by the {track} track."
+
+
+def _find(obj: object, key: str, depth: int = 0) -> object:
+    """The first value of ``key`` anywhere in a manifest (breadth first, bounded depth)."""
+    if depth > 4 or not isinstance(obj, dict):
+        return None
+    if key in obj:
+        return obj[key]
+    for v in obj.values():
+        found = _find(v, key, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def tie_text(st: Standing) -> str:
+    """``8 tied for first`` when tie group 1 holds several entries (else ``""``)."""
+    k = sum(1 for e in st.entries if e.group == 1)
+    return f"{k} tied for first" if k > 1 else ""
+
+
+def direction_text(direction: str) -> str:
+    """The board's reading direction in words."""
+    return {
+        "higher": "higher is better",
+        "lower": "lower is better",
+    }.get(direction, "descriptive: listed, not ranked")
+
+
+def agent_link(site: Site, vd: VersionData, bm: BenchmarkRow, agent: str, system: str) -> str:
+    """The site path of an agent's own page ('' when the row is not an agent of a collection)."""
+    if not agent or agent == system or site.tracks[bm.track].name == "similarity":
+        return ""
+    slug = vd.agent_slugs.get(agent)
+    return f"agents/{slug}/" if slug else ""
+
+
+def versions_of(site: Site, bm_id: str, vd: VersionData) -> tuple[tuple[str, str, bool], ...]:
+    """(label, site path, is this version) of every version holding the board, newest first."""
+    out = []
+    latest = site.latest
+    # a frozen page lists only the versions up to its own (and the latest, by a fixed link),
+    # so cutting a later release never changes it
+    known = {x.name for x in vd.history} if vd is not latest else None
+    for v in reversed(site.versions):
+        if bm_id not in v.standings:
+            continue
+        if known is not None and v is not latest and v.version.name not in known:
+            continue
+        prefix = "" if v is latest else v.prefix
+        label = "latest" if v is latest else v.version.label
+        out.append((label, f"{prefix}benchmarks/{safe_segment(bm_id)}/", v is vd))
+    return tuple(out)
+
+
 def benchmark_page(
     site: Site,
     vd: VersionData,
     bm: BenchmarkRow,
     prefix: str,
-    nav: Callable[[str], Nav],
+    nav: Callable[..., Nav],
     files: list[SpecFile],
+    *,
+    full: bool = False,
 ) -> Page:
-    """Build the leaderboard page of one benchmark in one version."""
-    base = f"{prefix}benchmarks/{safe_segment(bm.id)}/"
+    """Build the leaderboard page of one benchmark in one version (``full``: every row)."""
+    from pipeline.site.markdown import first_sentence, to_html, to_inline_html
+
+    seg = safe_segment(bm.id)
+    board = f"{prefix}benchmarks/{seg}/"
+    base = board + ("all/" if full else "")
     path = base + "index.html"
     t = site.tracks[bm.track]
     st = vd.standings[bm.id]
+    ranked = metric_info(t.primary).direction != "none"
     present = {m for e in st.entries for m in e.metrics}
     secondary = [m for m in t.secondary if m in present]
     rows = []
-    for e in st.entries:
+    shown = st.entries if full else st.entries[:PAGE_ROWS]
+    for e in shown:
         b = site.bundle(bm.id, e.bundle, e.content_hash)
         name = b.system_name if b else e.bundle
         hist = history(site.index, vd.history, bm.id, (e.bundle, e.agent), t.primary)
@@ -120,6 +227,7 @@ def benchmark_page(
             sec.append(
                 _cell(r.value if r else None, r.ci_low if r else None, r.ci_high if r else None)
             )
+        agent_path = agent_link(site, vd, bm, e.agent, name)
         rows.append(
             LeaderboardRow(
                 str(e.rank or "—"),
@@ -133,8 +241,17 @@ def benchmark_page(
                 b.submitted.isoformat() if b and b.submitted else "",
                 spark,
                 e.primary.verified,
+                href(path, prefix + agent_path) if agent_path else "",
             )
         )
+    groups: tuple[RowGroup, ...] = ()
+    if not ranked:
+        by_system: dict[str, list[LeaderboardRow]] = defaultdict(list)
+        links: dict[str, Link] = {}
+        for row in rows:
+            by_system[row.system.text].append(row)
+            links[row.system.text] = row.system
+        groups = tuple(RowGroup(links[k], tuple(by_system[k])) for k in sorted(by_system))
     other_metrics = sorted({m for _, ms in st.others for m in ms})
     others = []
     for (bundle, agent), ms in st.others:
@@ -157,16 +274,28 @@ def benchmark_page(
         for k, v in sorted(origin.items() if isinstance(origin, dict) else ())
         if isinstance(v, str | int | float)
     )
+    origin_html = tuple(
+        (k, to_inline_html(v.text) if not v.href else "") for k, v in origin_items
+    )
     run = site.runs.get((vd.version.name, bm.id))
-    specs = score_charts(site, vd, bm, t)
+    specs = [] if full else score_charts(site, vd, bm, t)
     downloads = (
-        Link(href(path, f"api/benchmarks/{safe_segment(bm.id)}.json"), "JSON (API)"),
+        Link(href(path, f"{board}scores.csv"), "this board (CSV)"),
+        Link(href(path, f"api/benchmarks/{seg}.json"), "JSON (API)"),
         Link(href(path, "data/scores.csv"), "all scores (CSV)"),
         Link(href(path, "data/scores.parquet"), "all scores (Parquet)"),
         Link(href(path, "data/gmeter.duckdb"), "DuckDB file"),
     )
+    if not full:
+        from pipeline.site.cite import board_csv
+
+        files.append(SpecFile(f"{board}scores.csv", None, board_csv(site, bm, st)))
+    latest = site.latest
+    in_latest = latest is not None and bm.id in latest.standings
+    page_nav = nav(path, f"benchmarks/{seg}/" + ("all/" if full else "") if in_latest else None)
+    summary = first_sentence(bm.description) or f"{t.title} board of {len(st.entries)} entries."
     ctx = BenchmarkPage(
-        nav(path),
+        page_nav,
         bm.title,
         bm.id,
         bm.track,
@@ -184,6 +313,38 @@ def benchmark_page(
         methodology(t),
         run.notes if run else (),
         downloads,
+        summary=summary,
+        direction=direction_text(metric_info(t.primary).direction),
+        description_html=to_html(bm.description, shift_headings=2),
+        origin_html=origin_html,
+        intervals=interval_note(t.name, bm.manifest),
+        ties=tie_text(st) if ranked else "",
+        total=len(st.entries),
+        all_entries=(
+            Link(href(path, board + "all/"), f"Show all {len(st.entries)} entries")
+            if not full and len(st.entries) > PAGE_ROWS
+            else None
+        ),
+        board=Link(href(path, board), bm.title) if full else None,
+        versions=tuple(
+            VersionLink(label, href(path, target), here)
+            for label, target, here in versions_of(site, bm.id, vd)
+        ),
+        cite=(
+            Link(href(path, f"{board}cite.bib"), "BibTeX"),
+            Link(href(path, "CITATION.cff"), "CITATION.cff"),
+            Link(href(path, "cite/papers.bib"), "papers (BibTeX)"),
+        ),
+        submit=Link(href(path, "submit/"), "Submit to this board"),
+        csv=Link(href(path, f"{board}scores.csv"), "Download this board (CSV)"),
+        ranked=ranked,
+        groups=groups,
+        full=full,
+        compare=(
+            Link(href(path, f"{board}compare/"), "Compare two entries")
+            if ranked and len(st.entries) >= 2 and not full
+            else None
+        ),
     )
     return Page(path, "benchmark.html", ctx)
 
@@ -212,7 +373,7 @@ def change_summary(vd: VersionData) -> tuple[str, ...]:
     return tuple(f"{counts[k]} {w}" for k, w in CHANGE_WORDS.items() if counts[k])
 
 
-def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav]) -> Page:
+def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
     """Build the home page of one version."""
     path = prefix + "index.html"
     lines = []
@@ -221,17 +382,22 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav
         t = site.tracks[bm.track]
         ranked = metric_info(t.primary).direction != "none"
         lead = st.entries[0] if st.entries and ranked else None
+        tied = sum(1 for e in st.entries if e.group == 1) if ranked else 0
+        leader = entry_label(site, bm.id, lead) if lead else "—"
+        if tied > 1:
+            leader = f"{tied} tied for first"
         lines.append(
             HomeBenchmark(
                 Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
                 bm.track,
                 t.title,
-                entry_label(site, bm.id, lead) if lead else "—",
-                fmt_num(lead.primary.value) if lead else "",
+                leader,
+                ("best " if tied > 1 else "") + fmt_num(lead.primary.value) if lead else "",
                 metric_info(t.primary).label if lead else "",
                 len(st.entries),
                 vd.last_change.get(bm.id, "—"),
                 bool(stale_note(site, vd, bm)),
+                tied,
             )
         )
     summary = change_summary(vd)
@@ -255,11 +421,14 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav
             summary,
             Link(href(path, prefix + "changelog/"), "changelog"),
             rel,
+            vd.version.notes if prefix else "",
+            Link(href(path, prefix + "systems/"), "all systems and agents"),
+            Link(href(path, "submit/"), "submit results"),
         ),
     )
 
 
-def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav]) -> Page:
+def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
     """Build the page of what changed in this version compared with the previous one."""
     path = prefix + "changelog/index.html"
     groups: dict[str, list[ChangeItem]] = defaultdict(list)
@@ -304,7 +473,7 @@ def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str]
         path,
         "changelog.html",
         ChangelogPage(
-            nav(path),
+            nav(path, "changelog/"),
             title,
             prev_label,
             tuple(groups["new"]),
@@ -315,11 +484,17 @@ def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[[str]
     )
 
 
-def global_pages(site: Site) -> list[Page]:
-    """Releases list, about and 404 (site root, version independent)."""
+SUBMITTING = Path(__file__).resolve().parents[2] / "docs" / "submitting.md"
+"""The submitting guide, published as ``submit/``."""
+
+
+def global_pages(site: Site, base: str = "/") -> list[Page]:
+    """Releases list, about, submit, search and 404 (site root, version independent)."""
+    from pipeline.site.markdown import to_html
+
     root = site.latest
     assert root is not None
-    make = nav_for(site, root, "")
+    make = nav_for(site, root, "", base)
     out = []
     path = "releases/index.html"
     lines = []
@@ -345,19 +520,48 @@ def global_pages(site: Site) -> list[Page]:
     from pipeline.site.model import track_info
 
     metho = tuple(methodology(site.tracks.get(t) or track_info(t)) for t in tracks)
-    downloads = tuple(
-        Link(href(path, f"data/{n}"), n)
-        for n in ("gmeter.duckdb", "manifest.json", "scores.csv", "scores.parquet")
+    downloads = (
+        *(
+            Link(href(path, f"data/{n}"), n)
+            for n in ("gmeter.duckdb", "manifest.json", "scores.csv", "scores.parquet")
+        ),
+        Link(href(path, "CITATION.cff"), "CITATION.cff"),
+        Link(href(path, "cite/papers.bib"), "papers.bib"),
     )
     out.append(
         Page(path, "about.html", AboutPage(make(path), "About the measures", metho, downloads))
+    )
+    path = "submit/index.html"
+    try:
+        guide = SUBMITTING.read_text(encoding="utf-8")
+    except OSError:
+        guide = "# Submitting results\n\nOpen a pull request adding a bundle to `submissions/`."
+    out.append(
+        Page(
+            path,
+            "submit.html",
+            SubmitPage(make(path), "Submit results", to_html(guide), "docs/submitting.md"),
+        )
+    )
+    path = "search/index.html"
+    out.append(
+        Page(
+            path,
+            "search.html",
+            SearchPage(
+                make(path), "Search", Link(href(path, "systems/"), "all systems and agents")
+            ),
+        )
     )
     out.append(Page("404.html", "404.html", NotFoundPage(make("404.html"), "Page not found")))
     return out
 
 
-def build_pages(site: Site) -> tuple[list[Page], list[SpecFile]]:
-    """Every page and chart spec file of the site, in a deterministic order."""
+def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]]:
+    """Every page and extra file (chart specs, SVGs, CSV, BibTeX) of the site, in order."""
+    from pipeline.site.cite import board_bib, citation_cff, papers_bib, release_bib
+    from pipeline.site.systems import agent_pages, systems_index
+
     pages: list[Page] = []
     specs: list[SpecFile] = []
     for vd in site.versions:
@@ -365,12 +569,28 @@ def build_pages(site: Site) -> tuple[list[Page], list[SpecFile]]:
         if vd is site.latest and vd.prefix:
             prefixes.append("")
         for prefix in prefixes:
-            nav = nav_for(site, vd, prefix)
+            nav = nav_for(site, vd, prefix, base)
             pages.append(home_page(site, vd, prefix, nav))
             pages.append(changelog_page(site, vd, prefix, nav))
             for bm in vd.benchmarks:
                 pages.append(benchmark_page(site, vd, bm, prefix, nav, specs))
+                if len(vd.standings[bm.id].entries) > PAGE_ROWS:
+                    pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
+                board = f"{prefix}benchmarks/{safe_segment(bm.id)}/"
+                specs.append(SpecFile(board + "cite.bib", None, board_bib(site, vd, bm)))
+                if metric_info(site.tracks[bm.track].primary).direction != "none" and (
+                    len(vd.standings[bm.id].entries) >= 2
+                ):
+                    from pipeline.site.compare import compare_page
+
+                    pages.append(compare_page(site, vd, bm, prefix, nav))
             pages.extend(system_pages(site, vd, prefix, nav, specs))
+            pages.extend(agent_pages(site, vd, prefix, nav))
+            pages.append(systems_index(site, vd, prefix, nav))
+            if vd.version.is_release:
+                specs.append(SpecFile(f"{prefix}cite.bib", None, release_bib(site, vd)))
     if site.latest is not None:
-        pages.extend(global_pages(site))
+        pages.extend(global_pages(site, base))
+        specs.append(SpecFile("CITATION.cff", None, citation_cff(site)))
+        specs.append(SpecFile("cite/papers.bib", None, papers_bib()))
     return pages, specs

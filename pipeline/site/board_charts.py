@@ -33,18 +33,19 @@ def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) ->
     st = vd.standings[bm.id]
     m = metric_info(t.primary)
     out: list[ch.ChartSpec] = []
-    recs, seen = [], set()
+    recs = []
     for e in st.entries[:SCORE_CHART_LIMIT]:
-        lbl = f"{e.rank or '—'}. {entry_label(site, bm.id, e)}"
-        if lbl in seen:
-            lbl = f"{lbl} ({e.bundle})"
-        seen.add(lbl)
+        system = site.system_name(bm.id, e.bundle, e.content_hash)
+        agent = e.agent if e.agent not in ("", system) else system
         v, lo, hi = e.primary.value, e.primary.ci_low, e.primary.ci_high
         if v is None or not math.isfinite(v):
             continue
         recs.append(
             {
-                "entry": lbl,
+                # the agent names the row; the collection it came in is in the tooltip
+                "label": f"{e.rank or '—'}. {agent}",
+                "entry": agent,
+                "collection": system if system != agent else "",
                 "value": v,
                 "low": lo if lo is not None else v,
                 "high": hi if hi is not None else v,
@@ -66,7 +67,7 @@ def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) ->
             )
         )
     sota = _sota(site, vd, bm, t) if m.direction != "none" else []
-    if len(sota) >= 2:
+    if len({p["x"] for p in sota}) >= 2:  # one date is a dot, not a time series
         out.append(
             ch.line_chart(
                 "sota",
@@ -76,6 +77,7 @@ def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) ->
                 y=(f"best {m.label}", m.unit),
                 temporal=True,
                 step=True,
+                draw_labels=True,
                 what=f"Step line of the best {m.label} in each version, labelled with the leader",
             )
         )
@@ -113,6 +115,7 @@ def _sota(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[d
     """Return the best primary score in each version up to ``vd`` (Papers-with-Code style)."""
     sign = -1.0 if metric_info(t.primary).direction == "lower" else 1.0
     out: list[dict[str, object]] = []
+    by_date: dict[str, dict[str, object]] = {}
     for v in vd.history:
         best = None
         for key, recs in sorted(site.index.get((v.name, bm.id), {}).items()):
@@ -123,13 +126,14 @@ def _sota(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[d
                 best = (r.value, key, r.content_hash)
         if best is not None:
             who = site.system_name(bm.id, best[1][0], best[2])
-            out.append(
-                {
-                    "x": v.date.isoformat(),
-                    "y": best[0],
-                    "label": f"{v.name}: {who}",
-                }
-            )
+            agent = best[1][1] if best[1][1] not in ("", who) else who
+            # versions of one date: the latest of them stands for the date
+            by_date[v.date.isoformat()] = {
+                "x": v.date.isoformat(),
+                "y": best[0],
+                "label": f"{v.name}: {agent}",
+            }
+    out.extend(by_date[d] for d in sorted(by_date))
     return out
 
 

@@ -119,8 +119,40 @@ class _Writer:
         return len(data)
 
 
-def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) -> BuildReport:
+def base_url(value: str | None = None) -> str:
+    """The site's absolute base path: ``value``, else ``$GMETER_BASE_URL``, else ``/``.
+
+    On GitHub Actions without either, a project site (``GITHUB_REPOSITORY=owner/repo``) is
+    served under ``/repo/``, a user site (``owner.github.io``) under ``/``. Only the 404 page
+    needs it (it is served at any depth); every other link is relative.
+    """
+    raw = (value if value is not None else os.environ.get("GMETER_BASE_URL", "")).strip()
+    if not raw and os.environ.get("GITHUB_ACTIONS") == "true":
+        owner, _, repo = os.environ.get("GITHUB_REPOSITORY", "").partition("/")
+        if repo and repo.lower() != f"{owner.lower()}.github.io":
+            raw = f"/{repo}/"
+    if not raw:
+        return "/"
+    from urllib.parse import urlsplit
+
+    path = urlsplit(raw).path if "://" in raw else raw
+    if any(c in path for c in "\"'<> \n\t"):
+        raise BuildError(f"base URL {raw!r} is not a plain path", hint="e.g. /my-repo/")
+    return "/" + path.strip("/") + "/" if path.strip("/") else "/"
+
+
+def build_site(
+    db_path: Path,
+    out: Path,
+    *,
+    progress: ProgressFn | None = None,
+    base: str | None = None,
+    search: bool = True,
+) -> BuildReport:
     """Build the whole site from the store at ``db_path`` into ``out`` (atomically).
+
+    ``base`` is the site's absolute base path (see :func:`base_url`); ``search`` builds the
+    Pagefind index (``pagefind/``).
 
     Raises
     ------
@@ -137,6 +169,7 @@ def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) 
     from pipeline.store import open_store
 
     started = time.perf_counter()
+    base_path = base_url(base)
     out = Path(out).resolve()
     _check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -147,7 +180,7 @@ def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) 
             site = site_model.analyse(snapshot)
             exports.export_data(store, tmp / "data")
             exports.write_raw_files(store, site, tmp)
-        pages, specs = site_pages.build_pages(site)
+        pages, specs = site_pages.build_pages(site, base_path)
         write = _Writer(tmp)
         built = snapshot.site_date.isoformat()
         extra = {"generator": snapshot.generator, "built": built}
@@ -157,7 +190,8 @@ def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) 
             if progress and (i % 50 == 0 or i == len(pages) - 1):
                 progress("rendering pages", i + 1, len(pages))
         for spec in specs:
-            total += write(spec.path, render.dumps(spec.spec) + "\n")
+            text = spec.text if spec.spec is None else render.dumps(spec.spec) + "\n"
+            total += write(spec.path, text)
         for rel, doc in sorted(exports.api_documents(site).items()):
             total += write(rel, render.dumps(doc) + "\n")
         total += write("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
@@ -168,9 +202,13 @@ def build_site(db_path: Path, out: Path, *, progress: ProgressFn | None = None) 
                 shutil.copyfile(kept, tmp / name)
         write(".nojekyll", "")
         write(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
+        if search:
+            from pipeline.site.search import index_site
+
+            index_site(tmp)
         listing = exports.manifest(tmp)
         write("data/manifest.json", render.dumps(listing) + "\n")
-        broken = linkcheck.check_site(tmp)
+        broken = linkcheck.check_site(tmp, base=base_path)
         if broken:
             shown = "\n".join(f"  {b}" for b in broken[:20])
             more = f"\n  … and {len(broken) - 20} more" if len(broken) > 20 else ""

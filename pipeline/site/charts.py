@@ -24,7 +24,10 @@ import altair as alt
 from pipeline.site.chartdata import Records, clean
 
 THEME: dict[str, Any] = {
-    "font": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+    # Drawn at build time by vl-convert, which measures text with the fonts it finds: a
+    # concrete, wide family (Verdana's metrics) keeps every label inside the SVG for readers
+    # whose fonts are narrower; "system-ui" resolved to a narrow face and clipped labels.
+    "font": "DejaVu Sans, Verdana, Bitstream Vera Sans, Arial, sans-serif",
     "view": {"continuousWidth": 560, "continuousHeight": 300, "stroke": None},
     "axis": {
         "labelFontSize": 11,
@@ -34,8 +37,11 @@ THEME: dict[str, Any] = {
         "titleColor": "#334155",
         "labelColor": "#475569",
     },
-    "legend": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 180},
+    "legend": {"labelFontSize": 11, "titleFontSize": 11, "labelLimit": 0, "titleLimit": 0},
     "title": {"fontSize": 14, "anchor": "start", "offset": 10, "color": "#0f172a"},
+    # No per-mark ARIA labels: the figure carries one text alternative and a data table, and
+    # per-point labels printed "NaN" for absent fields and tripled the SVG's size.
+    "aria": False,
     "range": {
         "category": [
             "#2563eb",
@@ -52,6 +58,16 @@ THEME: dict[str, Any] = {
     },
 }
 TABLE_LIMIT = 25
+LABEL_CHARS = 26
+"""Longest axis or point label drawn (longer ones end in "…"); the full text is in the
+tooltip and the data table. Labels are cut here, not by Vega's ``labelLimit``, which measures
+every label's width and made a 40-row chart take over a second to render."""
+
+
+def short(text: str, limit: int = LABEL_CHARS) -> str:
+    """Cut a label to ``limit`` characters, ending in "…" when cut."""
+    text = str(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 Axis = tuple[str, str]
 """(label, unit) of an axis; the title reads ``label (unit)``."""
@@ -89,8 +105,10 @@ def fmt(v: Any) -> str:
 
 
 def _finish(template: dict[str, Any], title: str, alt_text: str, **data: Records) -> dict[str, Any]:
+    del title  # kept in the signature: the ChartSpec carries it
     spec = copy.copy(template)
-    spec["title"] = title
+    # The title is the figure's HTML heading (it wraps on a phone); drawn inside the chart
+    # it was clipped at narrow widths.
     spec["description"] = alt_text
     spec["datasets"] = {k: clean(v) for k, v in sorted(data.items())}
     spec["config"] = THEME
@@ -131,12 +149,28 @@ def _make(
 # --------------------------------------------------------------------------- interval
 
 
+def _unique_labels(records: Records, source: str) -> Records:
+    """Give each record a short, unique ``label`` (from ``source`` unless it has one)."""
+    out: Records = []
+    seen: set[str] = set()
+    for r in records:
+        lbl = short(str(r.get("label") or r.get(source) or ""))
+        base, k = lbl, 2
+        while lbl in seen:
+            lbl = f"{short(base, LABEL_CHARS - 4)} ({k})"
+            k += 1
+        seen.add(lbl)
+        out.append({**r, "label": lbl, "collection": r.get("collection", "")})
+    return out
+
+
 @lru_cache(maxsize=64)
 def _interval_template(x_title: str) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
-    y = alt.Y("entry:N", sort=None, title=None, axis=alt.Axis(labelLimit=240))
+    y = alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=0))
     tips = [
         alt.Tooltip("entry:N", title="entry"),
+        alt.Tooltip("collection:N", title="submitted in"),
         alt.Tooltip("value_text:N", title=x_title),
         alt.Tooltip("interval:N", title="interval"),
         alt.Tooltip("group:N", title="tie group"),
@@ -165,8 +199,11 @@ def interval_chart(key: str, records: Records, *, title: str, x: Axis, what: str
     """Each entry's score as a point with its interval as a bar, in rank order.
 
     ``records``: ``entry, value, low, high, value_text, interval, group, tied`` (``tied`` is
-    ``tied with the leader`` for tie group 1, else ``below the leader``).
+    ``tied with the leader`` for tie group 1, else ``below the leader``), optionally
+    ``collection`` (the bundle an agent came in, shown in the tooltip); ``label`` (the drawn
+    axis label, unique) is derived from ``entry`` when absent.
     """
+    records = _unique_labels(records, "entry")
     x_title = axis_title(*x)
     best = records[0] if records else {}
     alt_text = f"{what}: {x[0]} of {len(records)} entries with their intervals, in rank order" + (
@@ -205,6 +242,7 @@ def _line_template(
     points: bool,
     log_x: bool,
     bars: bool,
+    draw_labels: bool = False,
 ) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     x_scale = (
@@ -237,6 +275,12 @@ def _line_template(
         tips.append(alt.Tooltip("high:Q", title="interval high", format=NUM_FORMAT))
     if points:
         layers.append(base.mark_point(filled=True, size=45, opacity=1).encode(**enc, tooltip=tips))
+    if draw_labels:
+        layers.append(
+            base.mark_text(align="left", dx=6, dy=-8, fontSize=10, color="#334155").encode(
+                x=enc["x"], y=enc["y"], text="label:N"
+            )
+        )
     return _to_dict(alt.layer(*layers).properties(width="container", height=280))
 
 
@@ -252,12 +296,14 @@ def line_chart(
     step: bool = False,
     points: bool = True,
     log_x: bool = False,
+    draw_labels: bool = False,
 ) -> ChartSpec:
     """Lines of ``y`` against ``x`` (one per ``series`` when present).
 
     ``records``: ``x, y`` (+ ``series``, ``label``, and ``low``/``high`` for interval bars);
     dates as ISO strings. Tooltips format the numbers themselves (4 significant digits), so
-    records carry no display copies.
+    records carry no display copies. ``draw_labels`` writes each point's ``label`` beside it
+    (up to 12 points).
     """
     x_title, y_title = axis_title(*x), axis_title(*y)
     has_series = any("series" in r for r in records)
@@ -272,9 +318,24 @@ def line_chart(
         + [("x", x_title), ("y", y_title)]
     )
     bars = any("low" in r and "high" in r for r in records)
+    if labelled:
+        records = [{**r, "label": short(str(r.get("label", "")))} for r in records]
+    if bars:  # every record then carries both ends (its point when it has no interval)
+        records = [
+            {**r, "low": r.get("low", r["y"]), "high": r.get("high", r["y"])} for r in records
+        ]
     wide = n_series > 10
     tmpl = _line_template(
-        x_title, y_title, has_series, labelled, temporal, step, points or bars, log_x, bars
+        x_title,
+        y_title,
+        has_series,
+        labelled,
+        temporal,
+        step,
+        points or bars,
+        log_x,
+        bars,
+        labelled and draw_labels and len(records) <= 12,
     )
     return _make(key, title, alt_text, tmpl, records, cols, wide=wide)
 
@@ -362,6 +423,10 @@ def scatter_chart(
     """
     x_title, y_title = axis_title(*x), axis_title(*y)
     s_title = axis_title(*size) if size else ""
+    # the tooltip (and the drawn labels) read ``label``: every point has one
+    records = [
+        {**r, "label": short(str(r.get("label") or r.get("series") or ""))} for r in records
+    ]
     color = any("series" in r for r in records)
     alt_text = (
         f"Scatter plot of {y[0]} against {x[0]} for {len(records)} entries"
@@ -402,9 +467,9 @@ def _heatmap_template(
                 "col:N",
                 sort=None,
                 title=col_title or None,
-                axis=alt.Axis(labelAngle=-40, labelLimit=120),
+                axis=alt.Axis(labelAngle=-40, labelLimit=0),
             ),
-            y=alt.Y("row:N", sort=None, title=row_title or None, axis=alt.Axis(labelLimit=160)),
+            y=alt.Y("row:N", sort=None, title=row_title or None, axis=alt.Axis(labelLimit=0)),
             color=alt.Color("value:Q", title=value_title, scale=scale),
             tooltip=[
                 alt.Tooltip("row:N", title=row_title or "row"),
@@ -432,9 +497,9 @@ def heatmap_chart(
     heatmap of a measure reads the same; otherwise the scale is diverging around 0 when the
     values straddle it, else sequential.
     """
-    rows_l, cols_l = labels
+    rows_l, cols_l = [short(x) for x in labels[0]], [short(x) for x in labels[1]]
     records = [
-        {"row": str(r), "col": str(c), "value": v, "value_text": fmt(v)}
+        {"row": r, "col": c, "value": v, "value_text": fmt(v)}
         for r, line in zip(rows_l, matrix, strict=False)
         for c, v in zip(cols_l, line, strict=False)
     ]
@@ -468,7 +533,7 @@ def _bar_template(cat_title: str, value_title: str) -> dict[str, Any]:
         alt.Chart(alt.Data(name="values"))
         .mark_bar(color="#2563eb")
         .encode(
-            y=alt.Y("label:N", sort=None, title=cat_title or None, axis=alt.Axis(labelLimit=220)),
+            y=alt.Y("label:N", sort=None, title=cat_title or None, axis=alt.Axis(labelLimit=0)),
             x=alt.X("value:Q", title=value_title),
             tooltip=[
                 alt.Tooltip("label:N", title=cat_title or "item"),
@@ -482,6 +547,7 @@ def _bar_template(cat_title: str, value_title: str) -> dict[str, Any]:
 def bar_chart(key: str, records: Records, *, title: str, category: str, value: Axis) -> ChartSpec:
     """Horizontal bars: ``records`` hold ``label, value, value_text``."""
     v_title = axis_title(*value)
+    records = [{**r, "label": short(str(r.get("label", "")))} for r in records]
     alt_text = f"Bar chart of {value[0]} for {len(records)} {category or 'items'}."
     cols = [("label", category or "item"), ("value_text", v_title)]
     return _make(key, title, alt_text, _bar_template(category, v_title), records, cols)

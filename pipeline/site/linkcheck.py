@@ -71,8 +71,12 @@ def parse_links(text: str) -> tuple[list[tuple[str, bool]], set[str]]:
     return links, ids
 
 
-def check_site(root: Path) -> list[BrokenLink]:
-    """Check every HTML page under ``root``; return the broken links, sorted."""
+def check_site(root: Path, *, base: str = "/") -> list[BrokenLink]:
+    """Check every HTML page under ``root``; return the broken links, sorted.
+
+    Pages link relatively, except ``404.html``: a server shows it at any depth, so it links
+    from the site's absolute ``base`` path, and its links are checked below that base.
+    """
     root = Path(root)
     files: set[str] = set()
     dirs: set[str] = {""}
@@ -91,9 +95,11 @@ def check_site(root: Path) -> list[BrokenLink]:
 
     broken: list[BrokenLink] = []
     for rel_page in sorted(f for f in files if f.endswith(".html")):
-        base = posixpath.dirname(rel_page)
+        base_dir = posixpath.dirname(rel_page)
         for link, resource in page(rel_page).links:
-            reason = _check(link, resource, base, rel_page, files, dirs, page)
+            if rel_page == "404.html" and link.startswith(base) and not link.startswith("//"):
+                link = link[len(base) :] or "./"
+            reason = _check(link, resource, base_dir, rel_page, files, dirs, page)
             if reason:
                 broken.append(BrokenLink(rel_page, link, reason))
     return sorted(set(broken))

@@ -114,18 +114,24 @@ def safe_segment(name: str) -> str:
     return f"{slugify(name)}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
 
 
+_PLAIN_SLUG = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+
+
+def stable_slug(name: str) -> str:
+    """A page slug that depends on ``name`` alone, so no other bundle can ever move it.
+
+    A name that already is a lowercase slug (``atlas``, ``gpt2-1-5b``) is its own slug; any
+    other name gets its slug plus the first 8 hex digits of its SHA-256 (``R2D2`` →
+    ``r2d2-…``), so two names that read alike (``A B``, ``a-b``) never share a page.
+    """
+    if len(name) <= 60 and _PLAIN_SLUG.fullmatch(name):
+        return name
+    return f"{slugify(name)}-{hashlib.sha256(name.encode()).hexdigest()[:8]}"
+
+
 def system_slugs(names: set[str]) -> dict[str, str]:
-    """Map system names to page slugs; names whose slugs collide all get a hash suffix."""
-    by_slug: dict[str, list[str]] = defaultdict(list)
-    for n in sorted(names):
-        by_slug[slugify(n)].append(n)
-    out = {}
-    for slug, group in by_slug.items():
-        for n in group:
-            out[n] = (
-                slug if len(group) == 1 else f"{slug}-{hashlib.sha256(n.encode()).hexdigest()[:8]}"
-            )
-    return out
+    """Map system (or agent) names to their stable page slugs (:func:`stable_slug`)."""
+    return {n: stable_slug(n) for n in sorted(names)}
 
 
 def safe_url(url: str) -> str | None:
@@ -194,6 +200,7 @@ class VersionData:
     changes: dict[str, list[Change]] = field(default_factory=dict)
     slugs: dict[str, str] = field(default_factory=dict)
     last_change: dict[str, str] = field(default_factory=dict)
+    agent_slugs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -291,6 +298,7 @@ def analyse(snapshot: Snapshot) -> Site:
         rows = [_benchmark_for(b, v.name, runs, by_hash, current_bm, any_bm) for b in sorted(ids)]
         vd = VersionData(v, prefix, previous.version if previous else None, versions[: i + 1], rows)
         names: set[str] = set()
+        agents: set[str] = set()
         for bm in rows:
             t = info(bm.track)
             metric = t.primary
@@ -309,11 +317,18 @@ def analyse(snapshot: Snapshot) -> Site:
             if ch:
                 last_change[bm.id] = v.date.isoformat()
             names |= {site.system_name(bm.id, e.bundle, e.content_hash) for e in st.entries}
+            if t.name != "similarity":  # a similarity row is a pair of tests, not an agent
+                agents |= {
+                    e.agent
+                    for e in st.entries
+                    if e.agent and e.agent != site.system_name(bm.id, e.bundle, e.content_hash)
+                }
             names |= {
                 site.system_name(bm.id, k[0], next(iter(ms.values())).content_hash)
                 for k, ms in st.others
             }
         vd.slugs = system_slugs(names)
+        vd.agent_slugs = system_slugs(agents)
         vd.last_change = dict(last_change)
         site.versions.append(vd)
         previous = vd

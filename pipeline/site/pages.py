@@ -166,7 +166,13 @@ class Nav:
     is_release : bool
         Whether this page is a frozen release permalink.
     latest_href : str
-        The same page in the latest version (for the banner of release pages).
+        The same page in the latest version (for the banner of release pages), else the
+        latest home page.
+    base : str
+        The site's configured absolute base path (``/`` or ``/<repo>/``): only the 404 page,
+        which is served at any depth, links with it.
+    indexed : bool
+        Whether the search index covers this page (``data-pagefind-body``).
     """
 
     top: str
@@ -175,6 +181,13 @@ class Nav:
     version_label: str
     is_release: bool
     latest_href: str
+    base: str = "/"
+    indexed: bool = False
+
+    @property
+    def search(self) -> str:
+        """The search page, relative to this page (the header's search form posts there)."""
+        return f"{self.top}search/"
 
 
 @dataclass(frozen=True)
@@ -233,6 +246,11 @@ class ChartBlock:
     table_head: tuple[str, ...] = ()
     table_rows: tuple[tuple[str, ...], ...] = ()
     wide: bool = False
+    svg_href: str = ""
+    narrow_href: str = ""
+    size: tuple[int, int] = (0, 0)
+    narrow_size: tuple[int, int] = (0, 0)
+    eager: bool = False
 
 
 @dataclass(frozen=True)
@@ -273,6 +291,24 @@ class LeaderboardRow:
     date: str
     sparkline: Sparkline | None
     verified: bool
+    agent_href: str = ""
+
+
+@dataclass(frozen=True)
+class RowGroup:
+    """Rows of an unranked board that came in one run (a similarity run is not a ranking)."""
+
+    system: Link
+    rows: tuple[LeaderboardRow, ...]
+
+
+@dataclass(frozen=True)
+class VersionLink:
+    """An entry of a board's version switcher."""
+
+    text: str
+    href: str
+    current: bool
 
 
 @dataclass(frozen=True)
@@ -300,6 +336,7 @@ class HomeBenchmark:
     entries: int
     last_change: str
     stale: bool
+    tied: int = 0
 
 
 @dataclass(frozen=True)
@@ -312,6 +349,9 @@ class HomePage:
     changes: tuple[str, ...]
     changelog: Link
     releases: tuple[Link, ...]
+    notes: str = ""
+    systems: Link | None = None
+    submit: Link | None = None
 
 
 @dataclass(frozen=True)
@@ -336,6 +376,23 @@ class BenchmarkPage:
     methodology: Methodology
     run_notes: tuple[str, ...]
     downloads: tuple[Link, ...]
+    summary: str = ""
+    direction: str = ""
+    description_html: str = ""
+    origin_html: tuple[tuple[str, str], ...] = ()
+    intervals: str = ""
+    ties: str = ""
+    total: int = 0
+    all_entries: Link | None = None
+    board: Link | None = None
+    versions: tuple[VersionLink, ...] = ()
+    cite: tuple[Link, ...] = ()
+    submit: Link | None = None
+    csv: Link | None = None
+    ranked: bool = True
+    groups: tuple[RowGroup, ...] = ()
+    full: bool = False
+    compare: Link | None = None
 
 
 @dataclass(frozen=True)
@@ -437,14 +494,107 @@ class AboutPage:
 
 @dataclass(frozen=True)
 class NotFoundPage:
-    """``404.html`` (served from any depth, so it links only to the site root by name)."""
+    """``404.html``: served from any depth, so it links with the configured absolute base."""
 
     nav: Nav
     title: str
 
 
+@dataclass(frozen=True)
+class IndexLine:
+    """A line of the systems index: a page and what it holds."""
+
+    link: Link
+    detail: str
+    kind: str = "system"
+
+
+@dataclass(frozen=True)
+class SystemsIndexPage:
+    """``systems/index.html``: every system and every agent with its own page."""
+
+    nav: Nav
+    title: str
+    systems: tuple[IndexLine, ...]
+    agents: tuple[IndexLine, ...]
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    """One board an agent appears on, with its score, interval, rank and tie group."""
+
+    benchmark: Link
+    system: Link
+    metric: str
+    score: Cell
+    rank: str
+    group: str
+    others: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True)
+class AgentPage:
+    """``agents/<slug>/index.html``: an agent (possibly inside a collection) on every board."""
+
+    nav: Nav
+    title: str
+    entries: tuple[AgentEntry, ...]
+    systems: tuple[Link, ...]
+
+
+@dataclass(frozen=True)
+class SubmitPage:
+    """``submit/index.html``: the submitting guide (``docs/submitting.md``), rendered."""
+
+    nav: Nav
+    title: str
+    body_html: str
+    source: str
+
+
+@dataclass(frozen=True)
+class SearchPage:
+    """``search/index.html``: results for ``?q=`` (the search form's target)."""
+
+    nav: Nav
+    title: str
+    systems: Link
+
+
+@dataclass(frozen=True)
+class CompareRow:
+    """One metric of two entries side by side, with their difference."""
+
+    metric: str
+    a: Cell
+    b: Cell
+    diff: str
+
+
+@dataclass(frozen=True)
+class ComparePage:
+    """``benchmarks/<id>/compare/index.html``: two entries of one board side by side."""
+
+    nav: Nav
+    title: str
+    board: Link
+    entries: tuple[tuple[str, str], ...]
+    data: Mapping[str, Any]
+
+
 PageContext = (
-    HomePage | BenchmarkPage | SystemPage | ChangelogPage | ReleasesPage | AboutPage | NotFoundPage
+    HomePage
+    | BenchmarkPage
+    | SystemPage
+    | ChangelogPage
+    | ReleasesPage
+    | AboutPage
+    | NotFoundPage
+    | SystemsIndexPage
+    | AgentPage
+    | SubmitPage
+    | SearchPage
+    | ComparePage
 )
 
 
@@ -459,10 +609,15 @@ class Page:
 
 @dataclass(frozen=True)
 class SpecFile:
-    """A chart's Vega-Lite spec written next to its page (``path`` under the site root)."""
+    """A file written next to a page (``path`` under the site root).
+
+    A chart's Vega-Lite ``spec`` (written as JSON), or ``text`` written as it is (its drawn
+    SVG, a per-board CSV, a BibTeX entry).
+    """
 
     path: str
-    spec: Mapping[str, Any]
+    spec: Mapping[str, Any] | None
+    text: str = ""
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,16 @@ import jinja2
 TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "site_templates"
 
 CSP = (
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+    "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
     "img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; "
     "form-action 'none'"
 )
 """The Content-Security-Policy of every page: nothing outside the site is requested or run.
 
 ``style-src 'unsafe-inline'`` is there because Vega sets style attributes on the SVG it draws;
-scripts stay ``'self'`` only (vega-embed runs with its CSP-safe expression interpreter)."""
+scripts stay ``'self'`` only (vega-embed runs with its CSP-safe expression interpreter);
+``'wasm-unsafe-eval'`` lets the site's own search library (Pagefind) compile its WebAssembly,
+which evaluates no JavaScript."""
 
 
 def _scrub(value: Any) -> Any:

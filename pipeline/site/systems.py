@@ -30,7 +30,7 @@ def _value(rec: object) -> str:
 
 
 def system_pages(
-    site: Site, vd: VersionData, prefix: str, nav: Callable[[str], Nav], files: list[SpecFile]
+    site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav], files: list[SpecFile]
 ) -> list[Page]:
     """One page per system (grouped by system name across benchmarks) in one version."""
     grouped: dict[str, list[tuple[str, Entry, BundleRow | None]]] = defaultdict(list)
@@ -123,8 +123,10 @@ def system_pages(
                     what=f"Line chart of {m.label} in each version for this system's entries",
                 )
             )
+        latest = site.latest
+        in_latest = latest is not None and name in latest.slugs
         ctx = SystemPage(
-            nav(path),
+            nav(path, f"systems/{slug}/" if in_latest else None),
             name,
             ", ".join(orgs),
             tuple(entries),
@@ -150,3 +152,102 @@ def _provenance(path: str, bm_link: Link, b: BundleRow) -> Provenance:
         files,
         b.description,
     )
+
+
+def agent_pages(
+    site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]
+) -> list[Page]:
+    """One page per agent that came inside a collection bundle (e.g. R2D2 in the ALE systems).
+
+    The URL is ``agents/<stable slug>/``: a function of the agent's name alone. The page lists
+    every board of this version the agent appears on, with its score, interval, rank and tie
+    group there, and every other metric.
+    """
+    from pipeline.site.pages import AgentEntry, AgentPage, Cell
+
+    found: dict[str, list[tuple[str, Entry, str]]] = defaultdict(list)
+    for bm in vd.benchmarks:
+        for e in vd.standings[bm.id].entries:
+            if e.agent in vd.agent_slugs:
+                system = site.system_name(bm.id, e.bundle, e.content_hash)
+                if e.agent != system:
+                    found[e.agent].append((bm.id, e, system))
+    bms = {bm.id: bm for bm in vd.benchmarks}
+    latest = site.latest
+    pages = []
+    for agent in sorted(found):
+        slug = vd.agent_slugs[agent]
+        path = f"{prefix}agents/{slug}/index.html"
+        entries = []
+        systems: dict[str, Link] = {}
+        for bid, e, system in found[agent]:
+            bm = bms[bid]
+            t = site.tracks[bm.track]
+            sys_link = Link(href(path, f"{prefix}systems/{vd.slugs[system]}/"), system)
+            systems[system] = sys_link
+            p = e.primary
+            others = tuple(
+                (metric_info(m).label, _value(r))
+                for m, r in sorted(e.metrics.items())
+                if m != t.primary
+            )
+            entries.append(
+                AgentEntry(
+                    Link(href(path, f"{prefix}benchmarks/{safe_segment(bid)}/"), bm.title),
+                    sys_link,
+                    metric_info(t.primary).label,
+                    Cell(fmt_num(p.value), fmt_interval(p.ci_low, p.ci_high)),
+                    str(e.rank or "—"),
+                    str(e.group or "—"),
+                    others,
+                )
+            )
+        in_latest = latest is not None and agent in latest.agent_slugs
+        ctx = AgentPage(
+            nav(path, f"agents/{slug}/" if in_latest else None),
+            agent,
+            tuple(entries),
+            tuple(systems[k] for k in sorted(systems)),
+        )
+        pages.append(Page(path, "agent.html", ctx))
+    return pages
+
+
+def systems_index(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
+    """``systems/index.html``: every system and every agent page of this version."""
+    from pipeline.site.pages import IndexLine, SystemsIndexPage
+
+    path = f"{prefix}systems/index.html"
+    boards: dict[str, set[str]] = defaultdict(set)
+    agent_boards: dict[str, set[str]] = defaultdict(set)
+    for bm in vd.benchmarks:
+        st = vd.standings[bm.id]
+        for e in st.entries:
+            system = site.system_name(bm.id, e.bundle, e.content_hash)
+            boards[system].add(bm.title)
+            if e.agent in vd.agent_slugs and e.agent != system:
+                agent_boards[e.agent].add(bm.title)
+        for (bundle, _agent), ms in st.others:
+            system = site.system_name(bm.id, bundle, next(iter(ms.values())).content_hash)
+            boards[system].add(bm.title)
+
+    def detail(titles: set[str]) -> str:
+        names = sorted(titles)
+        more = f" and {len(names) - 3} more" if len(names) > 3 else ""
+        return f"{len(names)} board{'s' * (len(names) != 1)}: " + ", ".join(names[:3]) + more
+
+    systems = tuple(
+        IndexLine(Link(href(path, f"{prefix}systems/{vd.slugs[n]}/"), n), detail(boards[n]))
+        for n in sorted(boards, key=str.casefold)
+        if n in vd.slugs
+    )
+    agents = tuple(
+        IndexLine(
+            Link(href(path, f"{prefix}agents/{vd.agent_slugs[a]}/"), a),
+            detail(agent_boards[a]),
+            "agent",
+        )
+        for a in sorted(agent_boards, key=str.casefold)
+    )
+    ctx = SystemsIndexPage(nav(path, "systems/"), "Systems and agents", systems, agents)
+    return Page(path, "systems.html", ctx)

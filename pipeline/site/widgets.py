@@ -48,14 +48,24 @@ def stale_reason(site: Site, bm: BenchmarkRow, e: Entry) -> str:
     return ""
 
 
+EAGER_CHARTS = 2
+"""The first charts of a page load with it; the others when they scroll into view."""
+
+
 def blocks(
     specs: list[ch.ChartSpec], page_path: str, base: str, files: list[SpecFile]
 ) -> tuple[ChartBlock, ...]:
-    """Chart blocks for a page, recording each spec's file next to the page."""
+    """Chart blocks for a page, recording each spec and its drawn SVGs next to the page."""
+    from pipeline.site import svgrender
+
     res = []
-    for c in specs:
+    for i, c in enumerate(specs):
         spath = f"{base}{c.key}.vl.json"
         files.append(SpecFile(spath, c.spec))
+        wide = svgrender.render(c.spec, svgrender.WIDE)
+        narrow = svgrender.render(c.spec, svgrender.NARROW)
+        files.append(SpecFile(f"{base}{c.key}.svg", None, wide.text))
+        files.append(SpecFile(f"{base}{c.key}.narrow.svg", None, narrow.text))
         res.append(
             ChartBlock(
                 c.key,
@@ -66,6 +76,11 @@ def blocks(
                 c.table_head,
                 c.table_rows,
                 c.wide,
+                href(page_path, f"{base}{c.key}.svg"),
+                href(page_path, f"{base}{c.key}.narrow.svg"),
+                (wide.width, wide.height),
+                (narrow.width, narrow.height),
+                i < EAGER_CHARTS,
             )
         )
     return tuple(res)

@@ -1,4 +1,5 @@
-/* gmeter: sortable, filterable tables and chart embedding. The page is complete without it. */
+/* gmeter: sortable, filterable tables, search, interactive charts on request, compare view.
+   Every page is complete without it (charts are SVG drawn at build time). */
 (function () {
   "use strict";
 
@@ -71,27 +72,153 @@
     apply();
   }
 
-  function embedCharts() {
-    var mounts = document.querySelectorAll(".vl[data-spec]");
-    if (!mounts.length) { return; }
-    if (typeof window.vegaEmbed !== "function") {
-      console.error("gmeter: the Vega bundle (assets/vega.js) did not load");
-      return;
+  var TOP = document.body.getAttribute("data-top") || "";
+  var vegaLoading = null;
+
+  function loadVega() {
+    // vega.js (~900 KB) is fetched only when a visitor asks for an interactive chart
+    if (typeof window.vegaEmbed === "function") { return Promise.resolve(); }
+    if (!vegaLoading) {
+      vegaLoading = new Promise(function (resolve, reject) {
+        var s = document.createElement("script");
+        s.src = TOP + "assets/vega.js";
+        s.onload = function () { resolve(); };
+        s.onerror = function () { reject(new Error("assets/vega.js did not load")); };
+        document.head.appendChild(s);
+      });
     }
-    Array.prototype.forEach.call(mounts, function (el) {
-      var source = document.getElementById(el.getAttribute("data-spec"));
-      var spec = JSON.parse(source.textContent);
-      window.vegaEmbed(el, spec, { ast: true, renderer: "svg", actions: false, defaultStyle: false })
-        .then(function () { el.classList.add("ready"); })
+    return vegaLoading;
+  }
+
+  function makeInteractive(fig) {
+    var mount = fig.querySelector(".vl[data-spec-href]");
+    var button = fig.querySelector("button.interact");
+    if (!mount || !button) { return; }
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      button.disabled = true;
+      button.textContent = "Loading…";
+      var spec;
+      fetch(mount.getAttribute("data-spec-href"))
+        .then(function (r) { return r.json(); })
+        .then(function (s) { spec = s; return loadVega(); })
+        .then(function () {
+          var box = document.createElement("div");
+          mount.textContent = "";
+          mount.appendChild(box);
+          mount.classList.add("live");
+          return window.vegaEmbed(box, spec, { ast: true, renderer: "svg", actions: false, defaultStyle: false });
+        })
+        .then(function () { button.hidden = true; })
         .catch(function (err) {
-          el.classList.add("failed");
-          el.textContent = "This chart could not be drawn (" + err.message + "); its data is in the spec file.";
-          console.error("gmeter chart " + el.getAttribute("data-spec") + ": " + err.message);
+          button.textContent = "Interactive chart unavailable";
+          console.warn("gmeter chart: " + err.message);
         });
     });
   }
 
+  function escapeHtml(t) {
+    return String(t).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  var pagefind = null;
+  function getPagefind() {
+    if (!pagefind) {
+      var url = new URL(TOP + "pagefind/pagefind.js", document.baseURI).href;
+      pagefind = import(url).then(function (pf) {
+        var base = new URL(TOP || "./", document.baseURI).pathname;
+        return Promise.resolve(pf.options ? pf.options({ baseUrl: base }) : null).then(function () { return pf; });
+      });
+    }
+    return pagefind;
+  }
+
+  function runSearch(q, limit) {
+    return getPagefind().then(function (pf) { return pf.search(q); }).then(function (res) {
+      return Promise.all(res.results.slice(0, limit).map(function (r) { return r.data(); }));
+    });
+  }
+
+  function resultHtml(d) {
+    var title = (d.meta && d.meta.title) || d.url;
+    return '<a href="' + escapeHtml(d.url) + '">' + escapeHtml(title) + "<small>" + (d.excerpt || "") + "</small></a>";
+  }
+
+  function setupSearch(form) {
+    var input = form.querySelector("input[type=search]");
+    var box = form.querySelector(".search-results");
+    if (!input || !box) { return; }
+    var seq = 0;
+    var first = null;
+    input.addEventListener("input", function () {
+      var q = input.value.trim();
+      var mine = ++seq;
+      if (!q) { box.hidden = true; box.innerHTML = ""; first = null; return; }
+      runSearch(q, 8).then(function (items) {
+        if (mine !== seq) { return; }
+        first = items.length ? items[0].url : null;
+        box.innerHTML = items.length ? items.map(resultHtml).join("") : "<p>No match.</p>";
+        box.hidden = false;
+      }).catch(function (err) {
+        box.innerHTML = "<p>Search is unavailable here (" + escapeHtml(err.message) + ").</p>";
+        box.hidden = false;
+      });
+    });
+    input.addEventListener("focus", function () { if (!pagefind) { getPagefind().catch(function () {}); } });
+    form.addEventListener("submit", function (ev) {
+      if (first) { ev.preventDefault(); window.location.href = first; }
+    });
+    document.addEventListener("click", function (ev) { if (!form.contains(ev.target)) { box.hidden = true; } });
+    input.addEventListener("keydown", function (ev) { if (ev.key === "Escape") { box.hidden = true; } });
+  }
+
+  function setupSearchPage(out) {
+    var q = new URLSearchParams(window.location.search).get("q") || "";
+    var input = document.getElementById("search-q");
+    if (input) { input.value = q; }
+    if (!q.trim()) { return; }
+    runSearch(q.trim(), 30).then(function (items) {
+      out.innerHTML = items.length ? items.map(resultHtml).join("") : "<p>No page matches “" + escapeHtml(q) + "”.</p>";
+    }).catch(function (err) { out.textContent = "Search is unavailable here (" + err.message + ")."; });
+  }
+
+  function fmtDiff(a, b) {
+    if (a === null || b === null || a === undefined || b === undefined) { return "—"; }
+    var d = a - b;
+    var m = Math.abs(d);
+    return (d > 0 ? "+" : "") + (m !== 0 && (m < 1e-3 || m >= 1e6) ? d.toExponential(3) : d.toPrecision(4).replace(/\.?0+$/, ""));
+  }
+
+  function setupCompare(form) {
+    var data = JSON.parse(document.getElementById("compare-data").textContent);
+    var body = document.querySelector("#compare-table tbody");
+    function draw() {
+      var a = data.entries[form.elements.a.value], b = data.entries[form.elements.b.value];
+      body.innerHTML = data.metrics.map(function (m) {
+        var va = a.v[m.m], vb = b.v[m.m];
+        if (!va && !vb) { return ""; }
+        var overlap = "—";
+        if (va && vb && va[1] !== null && va[2] !== null && vb[1] !== null && vb[2] !== null) {
+          overlap = (va[1] <= vb[2] && vb[1] <= va[2]) ? "overlap: not told apart" : "disjoint: told apart";
+        }
+        function cell(v) { return v ? escapeHtml(v[3]) + (v[4] ? " <small>" + escapeHtml(v[4]) + "</small>" : "") : "—"; }
+        return "<tr><th scope=row>" + escapeHtml(m.label) + "</th><td class=n>" + cell(va) + "</td><td class=n>" + cell(vb) +
+          "</td><td class=n>" + fmtDiff(va && va[0], vb && vb[0]) + "</td><td>" + overlap + "</td></tr>";
+      }).join("");
+    }
+    form.addEventListener("change", draw);
+    form.hidden = false;
+    draw();
+  }
+
   Array.prototype.forEach.call(document.querySelectorAll("table.sortable"), setupSorting);
   Array.prototype.forEach.call(document.querySelectorAll(".tools[data-table]"), setupFilter);
-  embedCharts();
+  Array.prototype.forEach.call(document.querySelectorAll("figure.chart"), makeInteractive);
+  Array.prototype.forEach.call(document.querySelectorAll("form.search"), setupSearch);
+  var sp = document.getElementById("search-page-results");
+  if (sp) { setupSearchPage(sp); }
+  var cf = document.getElementById("compare");
+  if (cf) { setupCompare(cf); }
 }());

@@ -1,0 +1,65 @@
+"""Site search: a Pagefind index built at build time (no server, no CDN).
+
+Pagefind (the ``pagefind`` Python package ships its binary through ``pagefind-bin``) reads
+the built HTML and writes a static, chunked index plus its small search library into
+``pagefind/``. Only pages marked ``data-pagefind-body`` are indexed: the latest boards,
+system and agent pages, the systems index, about and submit — not the frozen release copies,
+which would repeat every result. The header's search box (``site.js``) loads the library on
+first use; a visitor who never searches downloads none of it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from pipeline.errors import BuildError
+
+TIMEOUT = 300
+
+
+def index_site(root: Path) -> None:
+    """Build the Pagefind index of the site under ``root`` into ``root/pagefind``."""
+    try:
+        from pagefind.service import _must_get_executable  # the binary of pagefind-bin
+    except ImportError as exc:
+        raise BuildError(
+            "the pagefind package is not installed", hint="reinstall gmeter (make install)"
+        ) from exc
+    try:
+        exe = str(_must_get_executable())
+    except Exception as exc:  # pagefind raises its own error when no binary is installed
+        raise BuildError(
+            f"no Pagefind binary: {exc}", hint="pip install 'pagefind[bin]' (make install does)"
+        ) from exc
+    cmd = [
+        exe,
+        "--site",
+        str(root),
+        "--output-subdir",
+        "pagefind",
+        "--silent",
+        "--force-language",
+        "en",
+    ]
+    try:
+        done = subprocess.run(
+            cmd,
+            capture_output=True,
+            text=True,
+            timeout=TIMEOUT,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise BuildError(f"the search index could not be built: {exc}") from exc
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
+        raise BuildError(
+            "the search index could not be built (pagefind exited with "
+            f"{done.returncode}): " + " | ".join(tail)
+        )
+    if not (root / "pagefind" / "pagefind.js").is_file():
+        raise BuildError(
+            "pagefind wrote no pagefind/pagefind.js", hint="check the pagefind version"
+        )

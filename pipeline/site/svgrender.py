@@ -1,0 +1,129 @@
+"""Charts drawn at build time: every Vega-Lite spec becomes a wide and a narrow SVG.
+
+vl-convert (a dependency already: it ships the Vega bundle) renders Vega-Lite to SVG offline,
+so a visitor sees every chart at first paint without JavaScript; ``vega.js`` is loaded only
+when they ask for interaction. Two widths are drawn — :data:`WIDE` for desktops and
+:data:`NARROW` for phones (``<picture>`` picks one, so a visitor downloads one of them).
+
+Rendering is the slow part of a build, so results are memoised in-process and cached on disk
+(keyed by the spec, the width and the vl-convert version) next to the Vega bundle: a rebuild
+with unchanged charts renders nothing. The cache is only an optimisation; any failure to use
+it is ignored.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from pipeline.errors import BuildError
+from pipeline.site.assets import cache_dir
+
+WIDE = 560
+NARROW = 320
+"""Drawing widths in CSS pixels (a phone of 390 px shows the narrow one at about its size)."""
+
+_SIZE = re.compile(r'<svg[^>]*\swidth="([\d.]+)"[^>]*\sheight="([\d.]+)"')
+_BAD_TEXT = re.compile(r">\s*(undefined|NaN|null)\s*<")
+
+
+@dataclass(frozen=True)
+class Svg:
+    """A rendered chart: the SVG text and its size in CSS pixels."""
+
+    text: str
+    width: int
+    height: int
+
+
+def sized(spec: dict[str, Any], width: int) -> dict[str, Any]:
+    """Return ``spec`` drawn ``width`` pixels wide (charts declare ``width: container``)."""
+    out = copy.copy(spec)
+    if out.get("width") == "container" or "width" not in out:
+        out["width"] = width
+    if width < WIDE:
+        out = _steeper(out)
+        cfg = dict(out.get("config") or {})
+        legend = dict(cfg.get("legend") or {})
+        legend.update({"orient": "bottom", "columns": 2, "symbolLimit": 12})
+        cfg["legend"] = legend
+        out["config"] = cfg
+    out.pop("autosize", None)
+    out["autosize"] = {"type": "fit-x", "contains": "padding"}
+    return out
+
+
+def _steeper(node: Any) -> Any:
+    """Slanted axis labels stand upright on a phone (a heatmap's columns are narrow)."""
+    if isinstance(node, dict):
+        return {
+            k: (-90 if k == "labelAngle" and isinstance(v, int | float) and v < 0 else _steeper(v))
+            for k, v in node.items()
+        }
+    if isinstance(node, list):
+        return [_steeper(v) for v in node]
+    return node
+
+
+def _version() -> str:
+    import vl_convert
+
+    return str(getattr(vl_convert, "__version__", "unknown"))
+
+
+def _key(spec: dict[str, Any], width: int) -> str:
+    text = json.dumps(spec, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(f"{_version()}|{width}|{text}".encode()).hexdigest()
+
+
+def _tidy(svg: str) -> str:
+    # A stray "undefined"/"NaN" text is a bug in the chart's data (tests fail on it); a
+    # visitor still must never read it, so the drawn text becomes a dash.
+    return _BAD_TEXT.sub(">—<", svg)
+
+
+@lru_cache(maxsize=4096)
+def _render_cached(key: str, text: str, width: int) -> str:
+    path = cache_dir() / "svg" / f"{key[:40]}.svg"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    import vl_convert
+
+    try:
+        svg = vl_convert.vegalite_to_svg(json.loads(text))
+    except Exception as exc:  # vl-convert raises plain ValueError/RuntimeError
+        raise BuildError(
+            f"a chart could not be drawn: {exc}", hint="report this chart's spec (its .vl.json)"
+        ) from exc
+    svg = _tidy(svg)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(svg, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+    return svg
+
+
+def render(spec: dict[str, Any], width: int) -> Svg:
+    """Draw ``spec`` at ``width`` as SVG (memoised and cached on disk)."""
+    s = sized(spec, width)
+    text = json.dumps(s, sort_keys=True, separators=(",", ":"), default=str)
+    svg = _render_cached(_key(s, width), text, width)
+    m = _SIZE.search(svg)
+    w, h = (round(float(m.group(1))), round(float(m.group(2)))) if m else (width, 300)
+    return Svg(svg, w, h)
+
+
+def bad_text(svg: str) -> list[str]:
+    """Return the drawn texts that read ``undefined``, ``NaN`` or ``null`` (should be none)."""
+    return [m.group(1) for m in _BAD_TEXT.finditer(svg)]
