@@ -55,8 +55,19 @@ def generality_cmd(
         str | None,
         typer.Option(
             "--transform",
-            help="Derive the difficulty: aref, rnk, dref or opp "
+            help="Derive the difficulty: aref, rnk, dref, opp or irt "
             "(default: intrinsic, from --difficulty).",
+        ),
+    ] = None,
+    irt_model: Annotated[
+        str, typer.Option("--irt-model", help="irt: the IRT model, 1pl or 2pl.")
+    ] = "2pl",
+    irt_range: Annotated[
+        tuple[float, float] | None,
+        typer.Option(
+            "--irt-range",
+            help="irt: LOW HIGH onto which IRT difficulties are rescaled "
+            "(default: the range of --difficulty's difficulty column, else 0 1).",
         ),
     ] = None,
     reference: Annotated[
@@ -134,6 +145,8 @@ def generality_cmd(
             "epsilon": epsilon,
             "clip_negative": clip_negative,
             "capability_range": capability_range,
+            "irt_model": irt_model,
+            "irt_range": irt_range,
         }
         rows, an = gt.adhoc_table(responses, difficulty=difficulty, settings=settings)
     for note in an.notes:

@@ -121,7 +121,8 @@ def test_raw_scores_may_be_any_finite_number_for_rnk_and_aref():
 
 def test_clip_negative_allows_negative_rewards():
     b = bench({"transform": "intrinsic", "clip_negative": True}, {"reference/items.csv": ITEMS})
-    assert TRACK.validate_bundle(bundle("x", "agent,item,value\nx,q1,-0.4\n"), b) == []
+    text = long({"x": [-0.4, 1, 0, 0]}, ["q1", "q2", "q3", "q4"])
+    assert TRACK.validate_bundle(bundle("x", text), b) == []
 
 
 def test_opp_self_game_must_be_a_draw():
@@ -276,3 +277,90 @@ def test_load_folder_refuses_symlinks(tmp_path):
 
     with pytest.raises(GmeterError, match="symbolic link"):
         load_folder(tmp_path)
+
+
+# ------------------------------------------------------------------ coverage and missing marks
+def test_a_bundle_must_answer_every_item():
+    # answering only the item it solved must not rank as if it had answered everything
+    only = "agent,item,value\ncheat,q4,1\n"
+    text = messages(TRACK.validate_bundle(bundle("x", only), INTRINSIC))
+    problems = TRACK.validate_bundle(bundle("x", only), INTRINSIC)
+    assert "has no row for 3 of the 4 items" in text and "NA" in problems[0].fix
+    res = TRACK.score(INTRINSIC, [bundle("x", E1), bundle("y", only)], ScoreContext())
+    assert {r.agent for r in res.rows} == {"a", "b"}
+    assert any("bundle y skipped" in n for n in res.notes)
+
+
+def test_explicit_na_is_accepted_listed_and_kept_in_details():
+    text = "agent,item,value\nc,q1,1\nc,q2,NA\nc,q3,NA\nc,q4,0\n"
+    assert TRACK.validate_bundle(bundle("x", text), INTRINSIC) == []
+    res = TRACK.score(INTRINSIC, [bundle("x", E1), bundle("y", text)], ScoreContext())
+    cap = {r.agent: r for r in res.rows if r.metric == "capability"}
+    assert cap["c"].details["missing_items"] == 2 and "missing_items" not in cap["a"].details
+    assert any("c (2 of 4)" in n and "left out" in n for n in res.notes)
+    zero = bench(
+        {"transform": "intrinsic", "kmin": 0.0, "bootstrap": 0, "missing": "zero"},
+        {"reference/items.csv": ITEMS},
+    )
+    res0 = TRACK.score(zero, [bundle("y", text)], ScoreContext())
+    got = {r.metric: r.value for r in res0.rows}
+    assert got["capability"] == 1.5  # (1, 0, 0, 0): saturated block 1 + ramp 0.5
+    assert any("counted as wrong" in n for n in res0.notes)
+
+
+def test_opp_self_game_is_optional_for_coverage():
+    b = bench({"transform": "opp"})
+    text = "agent,item,value\nA,B,1\nB,A,0\n"
+    assert TRACK.validate_bundle(bundle("x", text), b) == []
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"kmin": float("inf")},
+        {"kmax": float("nan")},
+        {"kmin": 1e12},
+        {"kmin": 2.0, "kmax": 1.0},
+        {"min_mean_response": float("-inf")},
+        {"capability_range": [0.0, 1e300]},
+        {"irt_range": [1.0, 1.0]},
+        {"difficulty_bins": 10**6},
+        {"transform": "rnk", "missing": "zero"},
+    ],
+)
+def test_numeric_settings_have_domains(bad):
+    with pytest.raises(ValueError):
+        BenchmarkSettings.model_validate(bad)
+
+
+def test_raw_scale_maps_onto_unit_interval():
+    from pipeline.tracks.generality.track import SubmissionSettings
+
+    raw = long({"h": [1, 0, -0.25, 1]}, ["q1", "q2", "q3", "q4"])
+    b = BundleInput(
+        "h",
+        "b",
+        {},
+        {"raw_scale": [-0.25, 1.0]},
+        FileSet("b/h", {"responses.csv": raw.encode(), "submission.toml": b""}),
+    )
+    assert TRACK.validate_bundle(b, INTRINSIC) == []
+    res = TRACK.score(INTRINSIC, [b], ScoreContext())
+    direct = TRACK.score(
+        INTRINSIC,
+        [bundle("d", long({"h": [1, 0.2, 0, 1]}, ["q1", "q2", "q3", "q4"]))],
+        ScoreContext(),
+    )
+    assert [r.value for r in res.rows] == [r.value for r in direct.rows]
+    outside = BundleInput(
+        "h",
+        "b",
+        {},
+        {"raw_scale": [-0.25, 1.0]},
+        FileSet("b/h", {"responses.csv": raw.replace("-0.25", "-0.5").encode()}),
+    )
+    assert "below the minimum -0.25" in messages(TRACK.validate_bundle(outside, INTRINSIC))
+    rnk = BundleInput("h", "b", {}, {"raw_scale": [0.0, 2.0]}, FileSet("b/h", {}))
+    assert "raw_scale" in messages(TRACK.validate_bundle(rnk, RNK))
+    with pytest.raises(ValueError):
+        SubmissionSettings.model_validate({"raw_scale": [1.0, 0.0]})

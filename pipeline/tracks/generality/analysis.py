@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.errors import ScoringError
+from pipeline.errors import GmeterError, ScoringError
 from pipeline.tracks.generality.data import BundleData, ItemTable
 from pipeline.tracks.generality.settings import BenchmarkSettings
 
@@ -80,6 +80,8 @@ class Analysis:
     points: Any
     result: Any
     notes: tuple[str, ...]
+    missing: np.ndarray | None = None
+    irt: Any = None
 
 
 def analyse(
@@ -113,6 +115,11 @@ def analyse(
     agents = [a for a, k in zip(pop.agents, kept, strict=True) if k]
     if not agents:
         raise ScoringError("no agent left to score", hint="check min_mean_response")
+    missing = _missing_counts(s, agents, pop.items, raw)
+    notes += _missing_notes(s, agents, missing, len(pop.items))
+    if s.missing == "zero":
+        raw = np.where(np.isnan(raw), 0.0, raw)
+    irt = None
     try:
         if s.transform == "intrinsic":
             assert items is not None
@@ -120,6 +127,9 @@ def analyse(
             if s.difficulty_bins:
                 d = bin_difficulties(d, s.difficulty_bins)
             pts = tf.intrinsic(raw, d, s.epsilon)
+        elif s.transform == "irt":
+            pts, irt, more = _irt_points(s, items, pop.items, raw)
+            notes += more
         elif s.transform == "aref":
             if s.reference_agent not in agents:
                 raise ScoringError(
@@ -153,7 +163,9 @@ def analyse(
             for k in cols:
                 table[:, pos[pop.items[k]]] = raw[:, k]
             pts = tf.opp(table)
-    except ValueError as exc:
+    except (ValueError, GmeterError) as exc:
+        if isinstance(exc, ScoringError):
+            raise
         raise ScoringError(f"cannot apply transform {s.transform!r}: {exc}") from exc
     if s.kmin is not None or s.pipeline == "padded":
         kmin = s.kmin
@@ -171,4 +183,64 @@ def analyse(
         seed=seed,
     )
     result = run_study(pts, opts, map_fn=executor.map if executor is not None else None)
-    return Analysis(pop, kept, pts, result, tuple(notes))
+    return Analysis(pop, kept, pts, result, tuple(notes), missing, irt)
+
+
+def _missing_counts(
+    s: BenchmarkSettings, agents: Sequence[str], items: Sequence[str], raw: np.ndarray
+) -> np.ndarray:
+    """Items without a response per agent (NA or no row), the Opp self-game not counted."""
+    counts = np.isnan(raw).sum(axis=1)
+    if s.transform == "opp":
+        col = {it: k for k, it in enumerate(items)}
+        for j, a in enumerate(agents):
+            if a in col and np.isnan(raw[j, col[a]]):
+                counts[j] -= 1
+    return np.asarray(counts, dtype=np.int64)
+
+
+def _missing_notes(
+    s: BenchmarkSettings, agents: Sequence[str], missing: np.ndarray, n_items: int
+) -> list[str]:
+    short = [(a, int(m)) for a, m in zip(agents, missing, strict=True) if m > 0]
+    if not short:
+        return []
+    how = (
+        "counted as wrong answers (missing = zero)"
+        if s.missing == "zero"
+        else "left out: their curves use only the items they answered"
+    )
+    shown = ", ".join(f"{a} ({m} of {n_items})" for a, m in short[:10])
+    more = f" and {len(short) - 10} more" if len(short) > 10 else ""
+    return [f"{len(short)} agent(s) have items without a response (NA), {how}: {shown}{more}"]
+
+
+def _irt_points(
+    s: BenchmarkSettings, items: ItemTable | None, names: Sequence[str], raw: np.ndarray
+) -> tuple[Any, Any, list[str]]:
+    """Difficulty from a 1PL/2PL IRT fit, rescaled onto ``irt_range`` (transform ``irt``)."""
+    from pipeline.metrics.generality import transforms as tf
+    from pipeline.metrics.generality.irt import fit_irt, rescale
+
+    fit = fit_irt(raw, tuple(names), s.irt_model)
+    if s.irt_range is not None:
+        low, high = s.irt_range
+    elif items is not None and items.column("difficulty") is not None:
+        ref = np.array(items.column("difficulty"), dtype=float)
+        low, high = float(ref.min()), float(ref.max())
+    else:
+        low, high = 0.0, 1.0
+    keep = [k for k, n in enumerate(names) if n in set(fit.items)]
+    d = rescale(fit.difficulty, low, high)
+    notes = [
+        f"difficulty: {fit.model.upper()} IRT (marginal ML) on {len(fit.items)} items, "
+        f"rescaled onto [{low:g}, {high:g}]"
+    ]
+    if fit.dropped:
+        notes.append(
+            f"{len(fit.dropped)} item(s) everyone passed or everyone failed have no finite IRT "
+            f"difficulty and are left out: {', '.join(fit.dropped[:10])}"
+        )
+    if fit.binarised:
+        notes.append(f"IRT binarised {fit.binarised} graded response(s) (>= 0.5 counts as 1)")
+    return tf.intrinsic(raw[:, keep], d, None), fit, notes

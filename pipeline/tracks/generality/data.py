@@ -21,10 +21,14 @@ from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.filecheck import Column, check_csv
 from pipeline.tracks.generality.settings import (
     AGENTS,
+    MISSING_MARK,
     RESPONSES,
     BenchmarkSettings,
     settings_of,
 )
+
+#: Transforms whose responses lie in [0, 1] (a bundle's ``raw_scale`` may map onto it).
+UNIT_RESPONSES = ("intrinsic", "irt", "dref")
 
 
 @dataclass(frozen=True)
@@ -78,7 +82,11 @@ def read_items(fs: FileSet, s: BenchmarkSettings) -> tuple[ItemTable | None, lis
 
 @dataclass(frozen=True)
 class BundleData:
-    """One bundle's parsed responses (columns of ``responses.csv``, in file order)."""
+    """One bundle's parsed responses (columns of ``responses.csv``, in file order).
+
+    ``value`` is NaN where the file says ``NA`` (an explicit "not attempted"), and already
+    mapped onto [0, 1] when the bundle declares a ``raw_scale``.
+    """
 
     agent: tuple[str, ...]
     item: tuple[str, ...]
@@ -91,13 +99,16 @@ class BundleData:
         return tuple(dict.fromkeys(self.agent))
 
 
-def _value_rule(s: BenchmarkSettings) -> Column:
+def _value_rule(s: BenchmarkSettings, raw_scale: tuple[float, float] | None = None) -> Column:
+    na = (MISSING_MARK,)
     if s.transform in ("aref", "rnk"):
-        return Column("value", "float")
+        return Column("value", "float", missing=na)
     if s.transform == "dref" and s.distribution == "normal":
-        return Column("value", "float")
+        return Column("value", "float", missing=na)
+    if raw_scale is not None and s.transform in UNIT_RESPONSES:
+        return Column("value", "float", low=raw_scale[0], high=raw_scale[1], missing=na)
     low = None if (s.transform == "intrinsic" and s.clip_negative) else 0.0
-    return Column("value", "float", low=low, high=1.0)
+    return Column("value", "float", low=low, high=1.0, missing=na)
 
 
 def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np.ndarray] | None:
@@ -124,14 +135,19 @@ def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np
     items = [r[ii].strip() for r in rows]
     if not all(agents) or not all(items):
         return None
+    cells = [r[iv].strip() for r in rows]
+    marked = np.array([c == MISSING_MARK for c in cells], dtype=bool)
     try:
-        values = np.array([r[iv].strip() for r in rows], dtype=np.float64)
+        values = np.array(
+            ["nan" if m else c for c, m in zip(cells, marked, strict=True)], dtype=np.float64
+        )
     except ValueError:
         return None
-    if not np.isfinite(values).all():
+    given = values[~marked]
+    if not np.isfinite(given).all():
         return None
-    if (rule.low is not None and (values < rule.low).any()) or (
-        rule.high is not None and (values > rule.high).any()
+    if (rule.low is not None and (given < rule.low).any()) or (
+        rule.high is not None and (given > rule.high).any()
     ):
         return None
     if len(set(zip(agents, items, strict=True))) != len(rows):
@@ -139,9 +155,18 @@ def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np
     return agents, items, values
 
 
-def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, list[Problem]]:
-    """Parse and check ``responses.csv`` (and ``agents.csv`` if present)."""
-    rule = _value_rule(s)
+def read_bundle(
+    fs: FileSet, s: BenchmarkSettings, raw_scale: tuple[float, float] | None = None
+) -> tuple[BundleData | None, list[Problem]]:
+    """Parse and check ``responses.csv`` (and ``agents.csv`` if present).
+
+    ``raw_scale`` is the bundle's ``[generality] raw_scale`` (see
+    :class:`~pipeline.tracks.generality.settings.SubmissionSettings`): values must lie in it
+    and are mapped onto [0, 1] as ``(v − low) / (high − low)``.
+    """
+    if raw_scale is not None and s.transform not in UNIT_RESPONSES:
+        raw_scale = None  # validate_bundle reports it; scoring keeps the values as given
+    rule = _value_rule(s, raw_scale)
     problems: list[Problem] = []
     fast = _fast_responses(fs, rule)
     if fast is None:
@@ -153,12 +178,15 @@ def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, l
         fast = (
             [str(r["agent"]) for r in rows],
             [str(r["item"]) for r in rows],
-            np.array([float(r["value"]) for r in rows]),
+            np.array([np.nan if r["value"] is None else float(r["value"]) for r in rows]),
         )
     agent, item, value = fast
+    if raw_scale is not None:
+        low, high = raw_scale
+        value = (value - low) / (high - low)
     if s.transform == "opp":
         for a, i, v in zip(agent, item, value, strict=True):
-            if a == i and v != 0.5:
+            if a == i and not np.isnan(v) and v != 0.5:
                 problems.append(
                     Problem(
                         fs.where(RESPONSES),
@@ -246,13 +274,73 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
     return problems
 
 
+def raw_scale_of(bundle: BundleInput) -> tuple[float, float] | None:
+    """The bundle's declared ``raw_scale`` (None when absent)."""
+    rs = bundle.settings.get("raw_scale") if bundle.settings else None
+    return (float(rs[0]), float(rs[1])) if rs is not None else None
+
+
+def coverage_problems(
+    fs: FileSet, data: BundleData, items: tuple[str, ...] | None, s: BenchmarkSettings
+) -> list[Problem]:
+    """Agents that lack a row for some item of the benchmark.
+
+    Every agent must answer every item (``items``: the benchmark's items file; without one,
+    every item the bundle mentions), writing ``NA`` where it gave no answer, so that a bundle
+    cannot skip the items it failed and be ranked as if it had answered everything. For Opp
+    the agent's own column (the self-game) is optional.
+    """
+    expected = list(items) if items is not None else list(dict.fromkeys(data.item))
+    have: dict[str, set[str]] = {}
+    for a, i in zip(data.agent, data.item, strict=True):
+        have.setdefault(a, set()).add(i)
+    problems: list[Problem] = []
+    short = 0
+    for a, got in have.items():
+        lack = [i for i in expected if i not in got and not (s.transform == "opp" and i == a)]
+        if not lack:
+            continue
+        short += 1
+        if short <= 20:
+            problems.append(
+                Problem(
+                    fs.where(RESPONSES),
+                    f"agent {a}",
+                    f"has no row for {len(lack)} of the {len(expected)} items "
+                    f"(e.g. {', '.join(lack[:3])})",
+                    f"add one row per item; write {MISSING_MARK} as the value of an item the "
+                    "agent did not attempt (the board lists such agents)",
+                )
+            )
+    if short > 20:
+        problems.append(
+            Problem(fs.where(RESPONSES), "agent", f"{short - 20} more incomplete agents", "")
+        )
+    return problems
+
+
 def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
-    """Check ``responses.csv``: columns, values, duplicates, unknown items; ``agents.csv``."""
+    """Check ``responses.csv`` (columns, values, duplicates, items, coverage) and more.
+
+    Also ``agents.csv`` and the bundle's ``raw_scale``.
+    """
     try:
         s = settings_of(bench)
     except Exception:
         return []  # the benchmark's own validation reports it
-    data, problems = read_bundle(bundle.files, s)
+    scale = raw_scale_of(bundle)
+    problems: list[Problem] = []
+    if scale is not None and s.transform not in UNIT_RESPONSES:
+        problems.append(
+            Problem(
+                bundle.files.where("submission.toml"),
+                "generality.raw_scale",
+                f"applies to responses in [0, 1]; transform {s.transform!r} ranks raw scores",
+                "remove raw_scale (raw scores are used as given)",
+            )
+        )
+    data, more = read_bundle(bundle.files, s, scale)
+    problems += more
     if data is not None:
         seen = set(data.item)
     else:  # report unknown items of the readable rows too: every problem at once
@@ -261,6 +349,10 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
         )
         seen = {str(r["item"]) for r in rows if r.get("item")}
     items, _ = read_items(bench.files, s)
+    if data is not None:
+        problems += coverage_problems(
+            bundle.files, data, items.items if items is not None else None, s
+        )
     if items is not None:
         known = set(items.items)
         unknown = sorted(seen - known)

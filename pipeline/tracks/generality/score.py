@@ -21,7 +21,14 @@ from pipeline.tracks.base import (
     TrackResult,
 )
 from pipeline.tracks.generality.analysis import Analysis, _seed, analyse, assemble
-from pipeline.tracks.generality.data import BundleData, read_bundle, read_items
+from pipeline.tracks.generality.data import (
+    BundleData,
+    ItemTable,
+    coverage_problems,
+    raw_scale_of,
+    read_bundle,
+    read_items,
+)
 from pipeline.tracks.generality.settings import METRICS, BenchmarkSettings, settings_of
 
 
@@ -38,7 +45,9 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     result = TrackResult()
     data: list[tuple[str, BundleData]] = []
     for b in sorted(bundles, key=lambda x: x.id):
-        bd, probs = read_bundle(b.files, s)
+        bd, probs = read_bundle(b.files, s, raw_scale_of(b))
+        if bd is not None:
+            probs += coverage_problems(b.files, bd, items.items if items else None, s)
         errors = [p for p in probs if p.severity == "error"]
         if bd is None or errors:
             result.notes.append(f"bundle {b.id} skipped: {errors[0] if errors else 'unreadable'}")
@@ -55,7 +64,33 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
 
     result.charts.update(charts(an))
     result.notes.extend(summary_notes(s, an))
+    _psychometric(s, items, an, result)
     return result
+
+
+def _psychometric(
+    s: BenchmarkSettings, items: ItemTable | None, an: Analysis, result: TrackResult
+) -> None:
+    """Add the psychometric view (FA, IRT vs difficulty) as chart data and notes."""
+    from pipeline.errors import GmeterError
+    from pipeline.tracks.generality.psychometrics import board_view, chart_data
+
+    fa_matrix = None
+    if s.group_items and items is not None:
+        from pipeline.metrics.generality.transforms import group_items
+
+        groups: dict[str, list[int]] = {}
+        for k, g in enumerate(items.column("group") or ()):
+            groups.setdefault(str(g), []).append(k)
+        raw = an.population.values[np.flatnonzero(an.kept)]
+        fa_matrix = (group_items(raw, list(groups.values())), tuple(groups))
+    try:
+        view = board_view(an, fa_matrix)
+    except (GmeterError, ValueError, np.linalg.LinAlgError) as exc:
+        result.notes.append(f"psychometric view unavailable: {exc}")
+        return
+    result.charts.update(chart_data(view))
+    result.notes.extend(view.notes)
 
 
 def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
@@ -75,6 +110,8 @@ def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
             "abstruse": bool(norm.abstruse[j]),
             "status": str(ind.status[j]),
         }
+        if an.missing is not None and an.missing[j] > 0:
+            details["missing_items"] = int(an.missing[j])
         if res.capability_ci is not None:
             details["bootstrap"] = {"replicates": s.bootstrap, "seed": seed}
 

@@ -17,8 +17,12 @@ from pydantic import Field, model_validator
 from pipeline.tracks.base import BenchmarkInput
 from pipeline.tracks.settings import StrictSettings
 
-Transform = Literal["intrinsic", "aref", "rnk", "dref", "opp"]
-POPULATIONAL: frozenset[str] = frozenset({"aref", "rnk", "opp"})
+Transform = Literal["intrinsic", "aref", "rnk", "dref", "opp", "irt"]
+POPULATIONAL: frozenset[str] = frozenset({"aref", "rnk", "opp", "irt"})
+#: Largest magnitude of a numeric setting (difficulties, limits, ranges): finite and bounded.
+BOUND = 1e9
+#: The value of a response the agent did not give (``responses.csv``); the board shows it.
+MISSING_MARK = "NA"
 METRICS = ("capability", "spread", "generality", "normalised_generality", "expected_difficulty")
 RESPONSES = "responses.csv"
 AGENTS = "agents.csv"
@@ -32,7 +36,8 @@ class BenchmarkSettings(StrictSettings):
         description="How items get a difficulty: intrinsic (reference/items.csv column "
         "`difficulty`), aref (a reference agent), rnk (rank percentiles on `columns` grid "
         "points), dref (a reference distribution per item: columns `ref_mean`, "
-        "`ref_variance`), opp (a crosstable: items are the other agents).",
+        "`ref_variance`), opp (a crosstable: items are the other agents), irt (2PL/1PL IRT "
+        "difficulties estimated from the responses, rescaled to irt_range).",
     )
     items_file: str = Field(
         "reference/items.csv",
@@ -46,12 +51,18 @@ class BenchmarkSettings(StrictSettings):
     )
     kmin: float | None = Field(
         None,
+        ge=-BOUND,
+        le=BOUND,
+        allow_inf_nan=False,
         description="Left integration limit (direct pipeline). Absent: 0 when every "
         "difficulty is >= 0, else the smallest difficulty. Below the data it adds a saturated "
         "block; inside the data the segment up to the next point is dropped.",
     )
     kmax: float | None = Field(
         None,
+        ge=-BOUND,
+        le=BOUND,
+        allow_inf_nan=False,
         description="Right integration limit (direct pipeline); only a value below the largest "
         "difficulty has an effect (truncation). Absent: no truncation.",
     )
@@ -79,12 +90,16 @@ class BenchmarkSettings(StrictSettings):
     )
     min_mean_response: float | None = Field(
         None,
+        ge=-BOUND,
+        le=BOUND,
+        allow_inf_nan=False,
         description="Leave out agents whose mean response (after clipping) is below this, "
         "before any transformation (e.g. 0.35 for near-random classifiers).",
     )
     difficulty_bins: int | None = Field(
         None,
         ge=2,
+        le=10000,
         description="Intrinsic only: replace difficulties by the reference's BinDifficulties "
         "labels with this many bins (its labelling quirk kept).",
     )
@@ -109,6 +124,21 @@ class BenchmarkSettings(StrictSettings):
         description="DRef reference distribution; normal passes ref_variance as the standard "
         "deviation, as the reference code does.",
     )
+    irt_model: Literal["1pl", "2pl"] = Field(
+        "2pl", description="IRT only: the item response model estimated by marginal ML."
+    )
+    irt_range: tuple[float, float] | None = Field(
+        None,
+        description="IRT only: [low, high] onto which the IRT difficulties are rescaled "
+        "linearly (the paper's 'same range'). Absent: the range of the items file's "
+        "`difficulty` column if it has one, else [0, 1].",
+    )
+    missing: Literal["exclude", "zero"] = Field(
+        "exclude",
+        description="What an explicit NA response (not attempted) means: exclude (the agent's "
+        "curve uses its answered items only; the board lists it) or zero (a wrong answer; "
+        "intrinsic and irt only).",
+    )
     bootstrap: int = Field(
         200, ge=0, le=10000, description="Bootstrap replicates over items (0: no intervals)."
     )
@@ -118,14 +148,24 @@ class BenchmarkSettings(StrictSettings):
 
     @model_validator(mode="after")
     def _consistent(self) -> BenchmarkSettings:
-        rng = self.capability_range
-        if rng is not None and not (math.isfinite(rng[0]) and math.isfinite(rng[1])):
-            raise ValueError("capability_range must be finite")
-        if rng is not None and not rng[1] > rng[0]:
-            raise ValueError("capability_range must be [low, high] with high > low")
+        for name in ("capability_range", "irt_range"):
+            _check_range(name, getattr(self, name))
+        if self.kmin is not None and self.kmax is not None and not self.kmax > self.kmin:
+            raise ValueError("kmax must be greater than kmin")
+        if self.missing == "zero" and self.transform not in ("intrinsic", "irt"):
+            raise ValueError("missing = 'zero' needs responses in [0, 1] (intrinsic or irt)")
         if self.transform == "aref" and not self.reference_agent:
             raise ValueError("transform 'aref' needs reference_agent")
         return self
+
+
+def _check_range(name: str, rng: tuple[float, float] | None) -> None:
+    if rng is None:
+        return
+    if not all(math.isfinite(v) and abs(v) <= BOUND for v in rng):
+        raise ValueError(f"{name} must be finite numbers within ±{BOUND:g}")
+    if not rng[1] > rng[0]:
+        raise ValueError(f"{name} must be [low, high] with high > low")
 
 
 class SubmissionSettings(StrictSettings):
@@ -134,6 +174,18 @@ class SubmissionSettings(StrictSettings):
     notes: str = Field(
         "", max_length=5000, description="How the responses were produced (free text)."
     )
+    raw_scale: tuple[float, float] | None = Field(
+        None,
+        description="The responses are raw scores on [low, high] and each becomes "
+        "(value - low) / (high - low) in [0, 1] (e.g. [-0.25, 1.0] for a test scored 1 "
+        "correct, 0 no answer, -0.25 wrong: the C-test's 'nonbinary' scoring). Only for "
+        "transforms whose responses lie in [0, 1] (intrinsic, irt, dref). Absent: as given.",
+    )
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SubmissionSettings:
+        _check_range("raw_scale", self.raw_scale)
+        return self
 
 
 def is_populational(settings: Mapping[str, Any]) -> bool:

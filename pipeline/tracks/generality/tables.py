@@ -23,6 +23,8 @@ import numpy as np
 
 from pipeline.errors import GmeterError, UsageError, ValidationFailed
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.generality.data import raw_scale_of
+from pipeline.tracks.generality.matrix import read_matrix
 from pipeline.tracks.generality.track import (
     Analysis,
     BenchmarkSettings,
@@ -76,61 +78,13 @@ def benchmark_table(
     items, _ = read_items(bench.files, s)
     data: list[tuple[str, BundleData]] = []
     for b in bundles:
-        bd, _ = read_bundle(b.files, s)
+        bd, _ = read_bundle(b.files, s, raw_scale_of(b))
         if bd is not None:
             data.append((b.id, bd))
     if not data:
         raise GmeterError(f"{bench.id} has no bundle", hint="add a bundle with responses.csv")
     an = analyse(s, items, assemble(items, data), seed=seed)
     return table_rows(an), an
-
-
-def _read_matrix(path: Path) -> Population:
-    """Read a wide or long response file as a population (one pseudo-bundle ``input``)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
-    except UnicodeDecodeError as exc:
-        raise GmeterError(f"{path} is not UTF-8 text", hint="save it as UTF-8") from exc
-    rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and any(c.strip() for c in r)]
-    if len(rows) < 2:
-        raise GmeterError(f"{path} has no data rows", hint="give a header and one row per agent")
-    header = [h.strip() for h in rows[0]]
-    if sorted(header) == ["agent", "item", "value"]:
-        fs = FileSet(path.name, {"responses.csv": text.encode("utf-8")})
-        bd, problems = read_bundle(
-            fs, BenchmarkSettings.model_validate({"transform": "rnk"})
-        )  # any finite value
-        if bd is None or problems:
-            raise ValidationFailed(problems, f"{path} has problems")
-        return assemble(None, [("input", bd)])
-    items = header[1:]
-    if not items or len(set(items)) != len(items) or any(not i for i in items):
-        raise GmeterError(
-            f"{path}: the header must be agent + one distinct column per item (wide) or "
-            "agent,item,value (long)"
-        )
-    agents = [r[0].strip() for r in rows[1:]]
-    if len(set(agents)) != len(agents) or not all(agents):
-        raise GmeterError(f"{path}: agent names must be present and distinct")
-    values = np.full((len(agents), len(items)), np.nan)
-    for j, r in enumerate(rows[1:], start=2):
-        if len(r) != len(header):
-            raise GmeterError(f"{path}: line {j} has {len(r)} cells, the header {len(header)}")
-        for k, cell in enumerate(r[1:]):
-            cell = cell.strip()
-            if cell in ("", "NA"):
-                continue
-            try:
-                values[j - 2, k] = float(cell)
-            except ValueError as exc:
-                raise GmeterError(
-                    f"{path}: line {j}, {items[k]}: {cell!r} is not a number"
-                ) from exc
-    if not np.isfinite(values[~np.isnan(values)]).all():
-        raise GmeterError(f"{path}: values must be finite numbers")
-    return Population(tuple(agents), ("input",) * len(agents), tuple(items), values, {})
 
 
 def _read_items_file(path: Path | None, s: BenchmarkSettings) -> ItemTable | None:
@@ -178,7 +132,7 @@ def adhoc_table(
             hint="or choose --transform aref|rnk|opp",
         )
     items = _read_items_file(difficulty, s)
-    pop = _read_matrix(responses)
+    pop = read_matrix(responses)
     if items is not None:
         unknown = sorted(set(pop.items) - set(items.items))
         if unknown:
@@ -194,11 +148,11 @@ def adhoc_table(
                 values[:, k] = pop.values[:, col[name]]
         pop = Population(pop.agents, pop.bundles, items.items, values, pop.dates)
     lo, hi = (0.0, 1.0)
-    if s.transform == "intrinsic" and not s.clip_negative:
+    if s.transform in ("intrinsic", "irt") and not s.clip_negative:
         present = pop.values[~np.isnan(pop.values)]
         if present.size and (present.min() < lo or present.max() > hi):
             raise GmeterError(
-                "responses must lie in [0, 1] for intrinsic difficulty",
+                f"responses must lie in [0, 1] for transform {s.transform!r}",
                 hint="rescale them, or use --clip-negative for rewards in [-1, 1]",
             )
     an = analyse(s, items, pop, seed=seed)

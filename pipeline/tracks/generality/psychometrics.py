@@ -1,0 +1,362 @@
+"""The psychometric view: factor analysis and IRT beside generality (``gmeter fa``/``irt``).
+
+The supplement of Hernández-Orallo et al. (2021) compares generality with what a
+psychometrician would compute instead: a first factor (loadings, variance explained) and 2PL
+IRT difficulties against the intrinsic difficulty. This module is the use case behind
+``gmeter fa`` and ``gmeter irt`` (any response file) and builds the "psychometric" chart data
+and notes of every generality board (:func:`board_view`).
+
+Minimum sizes (the paper's Table 1 is not public in our sources; its supplement F.4 names
+Osborne & Costello 2004 and Morizot et al. 2009): factor analysis needs at least
+:data:`FA_MIN_AGENTS` agents and :data:`FA_MIN_ITEMS` varying items; 2PL IRT needs
+:data:`IRT_MIN_AGENTS` agents (Morizot et al. recommend a few hundred) and
+:data:`IRT_MIN_ITEMS` varying items. Below these the board says so instead of printing numbers.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from pipeline.errors import GmeterError
+from pipeline.metrics.generality.factor import FactorResult, minres
+from pipeline.metrics.generality.irt import IrtResult, Model, fit_irt
+from pipeline.tracks.generality.matrix import read_matrix
+
+if TYPE_CHECKING:
+    from pipeline.tracks.generality.analysis import Analysis
+
+FA_MIN_AGENTS = 20
+FA_MIN_ITEMS = 5
+IRT_MIN_AGENTS = 100
+IRT_MIN_ITEMS = 5
+#: The board fits IRT only up to this many item × agent cells (girth's MML takes about 40 s
+#: for iris' 419 × 133); larger benchmarks get a note pointing at ``gmeter irt``.
+IRT_BOARD_MAX_CELLS = 20000
+#: Transforms whose per-item responses are correct/incorrect-like values in [0, 1].
+IRT_TRANSFORMS = ("intrinsic", "irt")
+
+
+# ------------------------------------------------------------------ commands
+def _matrix(path: Path) -> tuple[np.ndarray, tuple[str, ...], tuple[str, ...]]:
+    pop = read_matrix(path)
+    return pop.values, pop.items, pop.agents
+
+
+def factor_analysis(path: Path, factors: int = 1) -> FactorResult:
+    """Minres factor analysis of a response file (wide or long); see :func:`minres`."""
+    values, items, _ = _matrix(path)
+    if len(items) < 2:
+        raise GmeterError(f"{path}: factor analysis needs several items, got {len(items)}")
+    return minres(values, items, factors)
+
+
+def irt(path: Path, model: Model = "2pl") -> IrtResult:
+    """1PL/2PL IRT of a response file (wide or long); see :func:`fit_irt`."""
+    values, items, _ = _matrix(path)
+    return fit_irt(values, items, model)
+
+
+def _num(x: float) -> float | None:
+    return float(x) if math.isfinite(float(x)) else None
+
+
+def fa_summary(fa: FactorResult) -> dict[str, Any]:
+    """The JSON document of ``gmeter fa --format json``."""
+    first = fa.first
+    return {
+        "loadings": {i: float(v) for i, v in zip(fa.items, first, strict=True)},
+        "mean_loading": float(first.mean()),
+        "min_loading": float(first.min()),
+        "max_loading": float(first.max()),
+        "variance_explained": float(fa.variance_explained[0]),
+        "factors": int(fa.loadings.shape[1]),
+        "variance_explained_per_factor": [float(v) for v in fa.variance_explained],
+        "all_loadings": {
+            i: [float(v) for v in row] for i, row in zip(fa.items, fa.loadings, strict=True)
+        },
+        "uniqueness": {i: float(v) for i, v in zip(fa.items, fa.uniqueness, strict=True)},
+        "dropped_constant_items": list(fa.dropped),
+        "n_agents": fa.n_agents,
+        "method": "minres on Pearson correlations, unrotated",
+        "converged": fa.converged,
+    }
+
+
+def fa_csv(fa: FactorResult) -> str:
+    """``item,loading[,loading_2..],uniqueness`` (full precision)."""
+    k = fa.loadings.shape[1]
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["item", "loading", *[f"loading_{f + 1}" for f in range(1, k)], "uniqueness"])
+    for i, row, u in zip(fa.items, fa.loadings, fa.uniqueness, strict=True):
+        w.writerow([i, *[repr(float(v)) for v in row], repr(float(u))])
+    return buf.getvalue()
+
+
+def irt_rows(res: IrtResult) -> list[dict[str, Any]]:
+    """One dict per estimated item: item, difficulty, discrimination, p_correct."""
+    return [
+        {
+            "item": i,
+            "difficulty": float(b),
+            "discrimination": float(a),
+            "p_correct": float(p),
+        }
+        for i, b, a, p in zip(
+            res.items, res.difficulty, res.discrimination, res.p_correct, strict=True
+        )
+    ]
+
+
+def irt_csv(res: IrtResult) -> str:
+    """``item,difficulty,discrimination,p_correct`` (full precision)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["item", "difficulty", "discrimination", "p_correct"])
+    for r in irt_rows(res):
+        w.writerow(
+            [r["item"], repr(r["difficulty"]), repr(r["discrimination"]), repr(r["p_correct"])]
+        )
+    return buf.getvalue()
+
+
+def irt_json(res: IrtResult) -> str:
+    """The JSON document of ``gmeter irt --format json``."""
+    doc = {
+        "model": res.model,
+        "estimator": "marginal maximum likelihood (girth)",
+        "items": irt_rows(res),
+        "dropped_items": list(res.dropped),
+        "binarised_responses": res.binarised,
+        "n_agents": res.n_agents,
+        "standard_errors": None,
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+# ------------------------------------------------------------------ the board
+@dataclass(frozen=True)
+class BoardView:
+    """The psychometric chart data and notes of one generality board."""
+
+    chart: dict[str, Any]
+    notes: list[str]
+
+
+def _pearson_spearman(x: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    from scipy.stats import pearsonr, spearmanr
+
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return math.nan, math.nan
+    return float(pearsonr(x, y)[0]), float(spearmanr(x, y)[0])
+
+
+WHAT_GENERALITY_ADDS = (
+    "Factor analysis and IRT describe the items and how they covary across the population; "
+    "generality describes each agent: how its successes concentrate on the easy items "
+    "(a step-like curve) rather than being scattered across difficulties, whatever the "
+    "population — so it is not a relabelled g factor."
+)
+
+
+def board_view(
+    an: Analysis, fa_matrix: tuple[np.ndarray, tuple[str, ...]] | None = None
+) -> BoardView:
+    """FA summary and IRT-vs-difficulty scatter for a scored benchmark (or why not).
+
+    FA runs on the raw response matrix of the scored agents with complete responses (or on
+    ``fa_matrix``, e.g. group means); IRT only where the per-item responses are in [0, 1]
+    (transforms intrinsic and irt). The benchmark's own difficulty of an item is that of its
+    first point.
+    """
+    pop = an.population
+    kept = np.flatnonzero(an.kept)
+    raw = pop.values[kept]
+    fa_values, fa_items = fa_matrix if fa_matrix is not None else (raw, tuple(pop.items))
+    transform = getattr(an.points, "kind", "")
+    chart: dict[str, Any] = {"what_generality_adds": WHAT_GENERALITY_ADDS}
+    notes: list[str] = []
+    complete = fa_values[~np.isnan(fa_values).any(axis=1)] if fa_values.size else fa_values
+    varying = int((np.nanstd(complete, axis=0) > 0).sum()) if complete.size else 0
+    if complete.shape[0] < FA_MIN_AGENTS or varying < FA_MIN_ITEMS:
+        msg = (
+            f"psychometric view: too small for factor analysis ({complete.shape[0]} agents "
+            f"with complete responses, {varying} varying items; at least {FA_MIN_AGENTS} and "
+            f"{FA_MIN_ITEMS} needed)"
+        )
+        notes.append(msg)
+        chart["fa"] = {"status": "too_small", "message": msg}
+    else:
+        try:
+            fa = minres(complete, fa_items, 1)
+        except GmeterError as exc:
+            notes.append(f"psychometric view: factor analysis failed ({exc})")
+            chart["fa"] = {"status": "failed", "message": str(exc)}
+        else:
+            first = fa.first
+            chart["fa"] = {
+                "status": "ok",
+                "n_agents": fa.n_agents,
+                "mean_loading": _num(first.mean()),
+                "min_loading": _num(first.min()),
+                "max_loading": _num(first.max()),
+                "variance_explained": _num(fa.variance_explained[0]),
+                "dropped_constant_items": len(fa.dropped),
+                "bars": [
+                    {"item": i, "loading": _num(v)} for i, v in zip(fa.items, first, strict=True)
+                ],
+            }
+            notes.append(
+                f"psychometric view: one-factor minres FA on {fa.n_agents} agents × "
+                f"{len(fa.items)} items: mean loading {first.mean():.3f} (from "
+                f"{first.min():.3f} to {first.max():.3f}), first factor explains "
+                f"{fa.variance_explained[0]:.3f} of the variance"
+            )
+    if transform not in IRT_TRANSFORMS:
+        msg = (
+            f"psychometric view: no IRT — the {transform or 'declared'} transform's "
+            "responses are not per-item successes in [0, 1]"
+        )
+        notes.append(msg)
+        chart["irt"] = {"status": "not_applicable", "message": msg}
+    elif raw.shape[0] < IRT_MIN_AGENTS:
+        msg = (
+            f"psychometric view: too small for 2PL IRT ({raw.shape[0]} agents; at least "
+            f"{IRT_MIN_AGENTS} needed)"
+        )
+        notes.append(msg)
+        chart["irt"] = {"status": "too_small", "message": msg}
+    elif an.irt is None and raw.size > IRT_BOARD_MAX_CELLS:
+        msg = (
+            f"psychometric view: IRT not run on the board ({raw.shape[0]} agents × "
+            f"{raw.shape[1]} items is beyond its time budget); run `gmeter irt` on the responses"
+        )
+        notes.append(msg)
+        chart["irt"] = {"status": "skipped", "message": msg}
+    else:
+        chart["irt"], more = _irt_panel(an, raw, tuple(pop.items))
+        notes += more
+    notes += _per_bundle_fa(an, fa_matrix is None)
+    notes.append(WHAT_GENERALITY_ADDS)
+    return BoardView(chart, notes)
+
+
+def _per_bundle_fa(an: Analysis, raw_items: bool) -> list[str]:
+    """FA within each bundle big enough (e.g. humans and machines separately, Fig. S11)."""
+    pop = an.population
+    kept = np.flatnonzero(an.kept)
+    bundles = [pop.bundles[k] for k in kept]
+    if not raw_items or len(set(bundles)) < 2:
+        return []
+    notes = []
+    for b in sorted(set(bundles)):
+        rows = pop.values[[k for k, bb in zip(kept, bundles, strict=True) if bb == b]]
+        rows = rows[~np.isnan(rows).any(axis=1)]
+        if rows.shape[0] < FA_MIN_AGENTS or int((rows.std(axis=0) > 0).sum()) < FA_MIN_ITEMS:
+            notes.append(f"psychometric view: bundle {b} alone is too small for factor analysis")
+            continue
+        try:
+            fa = minres(rows, tuple(pop.items), 1)
+        except GmeterError:
+            continue
+        first = fa.first
+        notes.append(
+            f"psychometric view, bundle {b} alone ({fa.n_agents} agents): mean loading "
+            f"{first.mean():.3f} (from {first.min():.3f} to {first.max():.3f}), first factor "
+            f"explains {fa.variance_explained[0]:.3f} of the variance"
+        )
+    return notes
+
+
+def _irt_panel(
+    an: Analysis, raw: np.ndarray, items: tuple[str, ...]
+) -> tuple[dict[str, Any], list[str]]:
+    fit = an.irt
+    try:
+        if fit is None:
+            fit = fit_irt(np.where(np.isnan(raw), np.nan, np.clip(raw, 0, 1)), items, "2pl")
+    except GmeterError as exc:
+        return {"status": "failed", "message": str(exc)}, [f"psychometric view: IRT failed ({exc})"]
+    pts = an.points
+    own: dict[str, float] = {}
+    for d, k in zip(pts.difficulty, pts.item_index, strict=True):
+        if k >= 0 and items[int(k)] not in own:
+            own[items[int(k)]] = float(d)
+    names = [i for i in fit.items if i in own]
+    b = np.array([fit.difficulty[fit.items.index(i)] for i in names])
+    d = np.array([own[i] for i in names])
+    p = np.array([fit.p_correct[fit.items.index(i)] for i in names])
+    if len(fit.items) < IRT_MIN_ITEMS:
+        msg = f"psychometric view: too few varying items for IRT ({len(fit.items)})"
+        return {"status": "too_small", "message": msg}, [msg]
+    r_d, rho_d = _pearson_spearman(b, d)
+    r_p, rho_p = _pearson_spearman(b, p)
+    panel = {
+        "status": "ok",
+        "model": fit.model,
+        "pearson": _num(r_d),
+        "spearman": _num(rho_d),
+        "pearson_mean_response": _num(r_p),
+        "spearman_mean_response": _num(rho_p),
+        "dropped_items": len(fit.dropped),
+        "points": [
+            {
+                "item": i,
+                "difficulty": _num(dd),
+                "irt_difficulty": _num(bb),
+                "discrimination": _num(float(fit.discrimination[fit.items.index(i)])),
+                "mean_response": _num(pp),
+            }
+            for i, dd, bb, pp in zip(names, d, b, p, strict=True)
+        ],
+    }
+    note = (
+        f"psychometric view: 2PL IRT difficulty vs the benchmark's difficulty over "
+        f"{len(names)} items: Pearson {r_d:.2f}, Spearman {rho_d:.2f}; vs the item mean "
+        f"response: Pearson {r_p:.2f}"
+    )
+    return panel, [note]
+
+
+def chart_data(view: BoardView) -> dict[str, Any]:
+    """The board's chart entries: the summary, the loadings bars and the IRT scatter.
+
+    ``generality_psychometric`` is the machine-readable summary (statuses, FA numbers, IRT
+    correlations); the two others use shapes the site's generic charts draw (bars of one text
+    and one number; a scatter with ``x``/``y`` fields).
+    """
+    out: dict[str, Any] = {"generality_psychometric": view.chart}
+    fa = view.chart.get("fa", {})
+    if fa.get("status") == "ok":
+        out["generality_psychometric_loadings"] = {
+            "title": (
+                f"First-factor loadings (minres): mean {fa['mean_loading']:.3f}, "
+                f"variance explained {fa['variance_explained']:.3f}"
+            ),
+            "value": {"label": "loading", "unit": ""},
+            "records": fa["bars"],
+        }
+    irt = view.chart.get("irt", {})
+    if irt.get("status") == "ok":
+        r, rho = irt["pearson"], irt["spearman"]
+        out["generality_psychometric_irt"] = {
+            "title": (
+                "2PL IRT difficulty against the benchmark's difficulty (Pearson "
+                + ("—" if r is None else f"{r:.2f}")
+                + ", Spearman "
+                + ("—" if rho is None else f"{rho:.2f}")
+                + ")"
+            ),
+            "x": {"field": "difficulty", "label": "benchmark difficulty", "unit": ""},
+            "y": {"field": "irt_difficulty", "label": "2PL IRT difficulty", "unit": "logits"},
+            "records": irt["points"],
+        }
+    return out
