@@ -201,6 +201,7 @@ def test_raw_paths_cannot_escape_or_be_served_as_html() -> None:
     assert raw_path("ab" * 10, "notes.html").endswith("notes.html.txt")
     assert raw_path("ab" * 10, "programs/t 1.json") == "files/abababababababab/programs/t_1.json"
     assert raw_path("ab" * 10, ".hidden/x.csv") == "files/abababababababab/hidden/x.csv"
+    assert raw_path("ab" * 10, "traces/run.csv.gz").endswith("traces/run.csv.gz")  # gzip stays .gz
 
 
 def test_safe_url() -> None:

@@ -35,9 +35,14 @@ def _num(v: float | None) -> float | str | None:
 
 
 def export_data(store: Store, dest: Path) -> list[str]:
-    """Copy the DuckDB file and write one Parquet + one CSV per table/view into ``dest``."""
+    """Publish a compact copy of the DuckDB file and one Parquet + one CSV per table/view."""
+    from pipeline.store import compact_copy
+
     dest.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(store.path, dest / "gmeter.duckdb")
+    try:
+        compact_copy(store.path, dest / "gmeter.duckdb")
+    except Exception:  # a DuckDB without COPY FROM DATABASE: ship the file as it is
+        shutil.copyfile(store.path, dest / "gmeter.duckdb")
     names = store.table_names()
     for name in names:
         store.export_table(name, dest / f"{name}.parquet", "parquet")

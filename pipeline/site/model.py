@@ -146,9 +146,12 @@ def safe_url(url: str) -> str | None:
     return None
 
 
-SAFE_EXTENSIONS = frozenset({"json", "csv", "toml", "txt", "md", "tsv", "log", "yaml", "yml"})
+SAFE_EXTENSIONS = frozenset(
+    {"json", "csv", "toml", "txt", "md", "tsv", "log", "yaml", "yml", "gz", "parquet", "npz"}
+)
 """Raw bundle files keep these extensions; any other gets ``.txt`` appended so that a static
-server never serves a bundle's file as HTML, SVG or script from the site's origin."""
+server never serves a bundle's file as HTML, SVG or script from the site's origin. Compressed
+and binary data keep theirs (``.gz`` is served as ``application/gzip``, never rendered)."""
 
 
 def raw_path(content_hash: str, path: str) -> str:

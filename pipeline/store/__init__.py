@@ -787,3 +787,27 @@ def open_store(path: Path, *, read_only: bool = False, create: bool = True) -> I
         yield store
     finally:
         store.close()
+
+
+def compact_copy(src: Path, dest: Path) -> None:
+    """Write a compact copy of the store at ``src`` to the new file ``dest`` (for publishing).
+
+    ``COPY FROM DATABASE`` rewrites every table and view into a fresh file, so blocks freed by
+    earlier deletes (re-scoring, retired bundles) are not shipped: the published file is about
+    a third smaller than the working store.
+    """
+    dest = Path(dest)
+    dest.unlink(missing_ok=True)
+    try:
+        con = duckdb.connect(str(dest))
+        try:
+            con.execute("attach ? as gmeter_src (read_only)", [str(src)])
+            target = con.execute("select current_database()").fetchone()
+            con.execute(f'copy from database gmeter_src to "{target[0] if target else "main"}"')
+            con.execute("detach gmeter_src")
+            con.execute("checkpoint")
+        finally:
+            con.close()
+    except duckdb.Error as exc:
+        dest.unlink(missing_ok=True)
+        raise StoreError(f"cannot write a compact copy of {src} to {dest}: {exc}") from exc
