@@ -8,6 +8,15 @@ Q(λ) 28 000, HLQ(λ) 7 200 cycles/s.
 
 Reproduction: 10 000 runs per agent at EL 1000 (``--quick``: 1000 runs, ordering only); the
 check requires every value inside the union of the paper's and the original's intervals.
+
+External protocols: the same trivial deterministic agent (``(observation + 1) mod n``) over the
+step protocol (``cmd:``, baseline) and the batched one (``cmdbatch:``, timed), 64 runs × 1000
+cycles in one process, measured in the same run; identical samples are asserted first. Target:
+batched ≥ 10× the step protocol's cycles/s.
+
+Gymnasium vector env: :class:`~pipeline.tracks.aiq.gym_env.BFVectorEnv` with 64 of the aiq-bf5
+programs stepped 1000 times (random actions drawn beforehand) against the compiled engine
+running the Random agent on the same programs (baseline). Target: within 3× of the engine.
 """
 
 from __future__ import annotations
@@ -119,13 +128,122 @@ def _reproduction() -> dict[str, Any]:
     }
 
 
+PROTOCOL_RUNS = 64
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "aiq_fixtures"
+_rates: dict[str, float] = {}
+
+
+def _protocols() -> dict[str, Any]:
+    import math
+    import shlex
+    import sys
+
+    from pipeline.metrics.aiq.runs import AIQSettings
+    from pipeline.tracks.aiq.runner import run_agent_on_programs
+
+    bench = _bench()
+    settings = AIQSettings(bench.config, EPISODE)
+    programs = bench.sample.programs[:PROTOCOL_RUNS]
+    seeds = [7000 + i for i in range(PROTOCOL_RUNS)]
+    signs = [1 if i % 2 == 0 else -1 for i in range(PROTOCOL_RUNS)]
+
+    def agent(kind: str, fixture: str) -> str:
+        return f"{kind}:" + shlex.join([sys.executable, str(FIXTURES / fixture), "trivial"])
+
+    step_agent = agent("cmd", "json_agent.py")
+    batch_agent = agent("cmdbatch", "batch_agent.py")
+
+    def runner(spec: str) -> Any:
+        def run() -> int:
+            res = run_agent_on_programs(spec, programs, settings, seeds, signs, record=True)
+            return sum(r.cycles for r in res)
+
+        return run
+
+    step, batch = runner(step_agent), runner(batch_agent)
+
+    def same(spec: str) -> list[tuple[float, int, str]]:
+        res = run_agent_on_programs(spec, programs, settings, seeds, signs, record=True)
+        return [(0.0 if math.isnan(r.score) else r.score, r.steps, r.actions) for r in res]
+
+    assert same(step_agent) == same(batch_agent), "cmd: and cmdbatch: disagree"
+    cycles = batch()
+
+    def check(median_s: float, base: float | None) -> bool | None:
+        _rates["cmdbatch"] = cycles / median_s
+        if base:
+            _rates["cmd"] = cycles / base
+        return None if base is None else base / median_s >= 10
+
+    return {
+        "name": f"aiq external protocols cmdbatch vs cmd ({PROTOCOL_RUNS} runs x {EPISODE})",
+        "run": batch,
+        "baseline": step,
+        "repeat": 3,
+        "target": ">= 10x the step protocol's cycles/s (same agent, same runs)",
+        "check": check,
+        "note": "trivial deterministic agent ((observation+1) mod n) in a child Python process, "
+        "in-process engine; identical samples asserted before timing",
+    }
+
+
+def _vector_env() -> dict[str, Any]:
+    import numpy as np
+
+    from pipeline.metrics.aiq.runs import AIQSettings, RunItem
+    from pipeline.tracks.aiq.gym_env import BFVectorEnv
+    from pipeline.tracks.aiq.runner import execute_run
+
+    bench = _bench()
+    programs = bench.sample.programs[:PROTOCOL_RUNS]
+    env = BFVectorEnv(PROTOCOL_RUNS, programs=programs, episode_length=EPISODE)
+    actions = np.random.default_rng(1).integers(0, 5, (EPISODE, PROTOCOL_RUNS))
+    settings = AIQSettings(bench.config, EPISODE)
+    items = [RunItem(p, 1, 1000 + i) for i, p in enumerate(programs)]
+
+    def run() -> None:
+        env.reset(seed=1)
+        for k in range(EPISODE):
+            env.step(actions[k])
+
+    def engine() -> int:
+        return sum(
+            execute_run(it, agent="random", settings=settings, record=False).cycles
+            for it in items
+        )
+
+    run()
+    engine()
+    cycles = PROTOCOL_RUNS * EPISODE
+
+    def check(median_s: float, base: float | None) -> bool | None:
+        _rates["vector env"] = cycles / median_s
+        if base:
+            _rates["compiled engine (random)"] = cycles / base
+        return None if base is None else median_s <= 3 * base
+
+    return {
+        "name": f"aiq gymnasium vector env ({PROTOCOL_RUNS} envs x {EPISODE} steps)",
+        "run": run,
+        "baseline": engine,
+        "repeat": 5,
+        "target": "within 3x of the compiled engine's cycles/s (Random agent, same programs)",
+        "check": check,
+        "note": "BFVectorEnv.step: one compiled call per step for all machines; baseline = the "
+        "compiled agent+machine kernel, one run at a time",
+    }
+
+
 def benchmarks() -> list[dict[str, Any]]:
     """The AIQ benchmarks (setup and compilation happen here, not in the timed calls)."""
-    return [*(_throughput(a) for a in ORIGINAL), _reproduction()]
+    return [*(_throughput(a) for a in ORIGINAL), _protocols(), _vector_env(), _reproduction()]
 
 
 def teardown() -> None:
-    """Stop the worker pool of the reproduction run."""
+    """Stop the worker pool of the reproduction run and the external agents."""
+    from pipeline.tracks.aiq.external import close_external_agents
+
+    close_external_agents()
     while _pool:
         _pool.pop().close()
 
@@ -149,6 +267,10 @@ def report(results: list[dict[str, Any]]) -> str:
             f"| {agent} | {rate:,.0f} | {rate / ORIGINAL[agent]:.0f}× | "
             f"{'-' if ratio is None else f'{ratio:.0f}×'} |"
         )
+    if _rates:
+        lines += ["", "### AIQ external agents and Gymnasium (cycles/s, one process)", "",
+                  "| path | cycles/s |", "|---|---|"]  # fmt: skip
+        lines += [f"| {name} | {rate:,.0f} |" for name, rate in _rates.items()]
     if _repro:
         lines += [
             "",

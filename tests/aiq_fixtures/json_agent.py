@@ -1,6 +1,9 @@
 """A JSON-lines AIQ agent for the tests: the reference Freq agent, or a misbehaving one.
 
-Usage: python json_agent.py [good|garbage|sleep|crash|bad-action|dict]
+Usage: python json_agent.py [good|garbage|sleep|crash|bad-action|dict|trivial]
+
+``trivial`` answers ``(observation + 1) mod n`` without learning (the benchmark's agent, the
+step-protocol twin of ``batch_agent.py trivial``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,11 @@ def main() -> None:
         msg = json.loads(line)
         if msg["type"] == "start":
             agent.reset(msg)
+            n = msg["num_actions"]
+            continue
+        if mode == "trivial":
+            o = msg["observation"]
+            print((o[0] + 1) % n if o else 0, flush=True)
             continue
         if mode == "garbage":
             print("hello?", flush=True)
