@@ -57,6 +57,11 @@ browser:  # best effort: headless Chromium for the browser tests (they skip with
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null) \
 	    || echo "could not install chromium: browser tests will be skipped"; \
 	  else echo "chromium not found and not root: browser tests will be skipped"; fi; }
+	@test -f tests/_vendor/node_modules/axe-core/axe.min.js || { \
+	  if command -v npm >/dev/null 2>&1; then \
+	    npm install --silent --no-audit --no-fund --prefix tests/_vendor axe-core@4 >/dev/null \
+	    || echo "could not install axe-core: the accessibility test will be skipped"; \
+	  else echo "npm not found: the accessibility test (axe-core) will be skipped"; fi; }
 
 clean:  ## remove the venv, the store and the built site
 	rm -rf $(VENV) .gmeter public/index.html public/*/ .pytest_cache .mypy_cache .ruff_cache
