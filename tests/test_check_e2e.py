@@ -136,13 +136,27 @@ def test_edited_scores_of_another_submitter(repo: Path) -> None:
     assert ne.before is not None and ne.entry.metrics != ne.before.metrics
 
 
-def test_owner_may_update_own_bundle(repo: Path) -> None:
+def test_a_forged_git_author_does_not_make_an_owner(repo: Path) -> None:
+    """Anyone can commit as b@example.org: ownership is judged by paths and the contact."""
     path = repo / BENCH / "sys-b" / "responses.csv"
     path.write_text(path.read_text().replace("11.5", "12.5"), encoding="utf-8")
     commit(repo, "rerun", email="b@example.org")  # the e-mail in sys-b's contact
     r = run()
-    assert r.exit_code == 0
-    assert checks(r)["foreign-edit"] == ["warning"]
+    assert r.exit_code == 1
+    (f,) = [f for f in r.benchmarks[0].findings if f.check == "foreign-edit"]
+    assert f.severity == "error" and "B Owner" in f.message and "responses.csv" in f.message
+
+
+def test_rewriting_the_contact_of_a_bundle_is_called_out(repo: Path) -> None:
+    toml = repo / BENCH / "sys-b" / "submission.toml"
+    text = toml.read_text(encoding="utf-8")
+    contact = next(ln for ln in text.splitlines() if ln.startswith("contact"))
+    toml.write_text(text.replace(contact, 'contact = "Mallory <m@example.org>"'),
+                    encoding="utf-8")
+    commit(repo, "take over")
+    r = run()
+    found = [f for f in r.benchmarks[0].findings if f.check == "foreign-edit"]
+    assert [f.field for f in found] == ["-", "contact"] and r.exit_code == 1
 
 
 def test_deleting_another_submitters_bundle(repo: Path) -> None:

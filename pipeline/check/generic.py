@@ -6,7 +6,6 @@ Resubmissions, near-duplicates, copied columns, dates, and what a pull request m
 
 from __future__ import annotations
 
-import tomllib
 from collections import Counter
 from collections.abc import Iterator
 
@@ -64,6 +63,43 @@ def resubmission(ctx: IntegrityContext) -> Iterator[Finding]:
                 "remove this copy; to update an entry, edit that bundle's own folder; for a new "
                 "run, submit its new result files",
             )
+
+
+@integrity_check(
+    "lookalike-name",
+    title="A system name that looks like another's",
+    description="The system name, compared with every other bundle's by its confusable "
+    "skeleton (NFKC, case folding, Unicode TR 39 confusables, separators ignored). A different "
+    "name with the same skeleton (Cyrillic letters, full-width forms, `0` for `O`) is an "
+    "error: it impersonates another system. Exactly the name of a system that another contact "
+    "submitted is a warning for the reviewer (the same system, or a copied name).",
+)
+def lookalike_name(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Names that impersonate another bundle's system."""
+    from pipeline.limits import skeleton
+
+    for t in ctx.targets:
+        mine = t.system
+        key = skeleton(mine)
+        for other in [*ctx.peers, *(x for x in ctx.targets if x.id != t.id)]:
+            theirs = other.system
+            if skeleton(theirs) != key:
+                continue
+            if theirs != mine:
+                yield Finding(
+                    "error", "lookalike-name", ctx.where(t, "submission.toml"), "system.name",
+                    f"{mine!r} looks like {theirs!r} of bundle {other.id!r} without being equal",
+                    "use your own system's name, in plain letters",
+                )
+            elif not same_submitter(t, other):
+                yield Finding(
+                    "warning", "lookalike-name", ctx.where(t, "submission.toml"),
+                    "system.name",
+                    f"{mine!r} is the system name of bundle {other.id!r}, submitted by "
+                    f"another contact ({other.manifest.get('contact', '')!s:.80})",
+                    "fine for a new run of the same system (say so in the description); "
+                    "otherwise use your own system's name",
+                )
 
 
 @integrity_check(
@@ -238,36 +274,36 @@ def dates(ctx: IntegrityContext) -> Iterator[Finding]:
 
 @integrity_check(
     "foreign-edit",
-    title="Edits to another submitter's bundle",
+    title="Edits to an existing bundle",
     description="The pull request modifies or deletes files of a bundle that already existed. "
-    "If none of the pull request's commit authors made that bundle (by git history or the "
-    "e-mail in its `contact`), it is an error: submitters only add or update their own "
-    "bundles. An update of one's own bundle is a warning: the new version replaces the old "
-    "on the leaderboard, and the old one stays in the history.",
+    "The bundle belongs to its recorded owner (the `contact` of its submission.toml); git "
+    "author names and e-mails are whatever a committer types, so they are never taken as "
+    "proof of ownership. Every such edit is an error that names the paths and the recorded "
+    "owner: a maintainer merges it only after the owner confirms. Rewriting the `contact` "
+    "itself (taking over a bundle) is called out separately.",
 )
 def foreign_edit(ctx: IntegrityContext) -> Iterator[Finding]:
-    """Find changes to bundles that existed at the base."""
+    """Find changes to bundles that existed at the base, judged by paths and the contact."""
     for own in ctx.ownership:
         where = f"{ctx.benchmark.files.label}/{own.bundle}"
         files = listing([f.rsplit("/", 1)[-1] for f in own.files], 4)
-        if own.by_owner:
-            yield Finding(
-                "warning", "foreign-edit", where, "-",
-                f"this pull request {'deletes' if own.kind == 'deleted' else 'updates'} your "
-                f"existing bundle {own.bundle!r} ({files})",
-                "fine if intended: the old version stays in the release history; explain the "
-                "change in the pull request",
-            )
-            continue
-        whose = f" (contact: {own.contact})" if own.contact else ""
+        whose = own.contact or "no contact recorded"
+        verb = "deletes" if own.kind == "deleted" else "modifies"
         yield Finding(
             "error", "foreign-edit", where, "-",
-            f"this pull request {'deletes' if own.kind == 'deleted' else 'modifies'} bundle "
-            f"{own.bundle!r}, which another submitter made{whose}: {files}",
-            "leave other submitters' bundles untouched and put your results in a new folder; "
-            "if the bundle is yours, commit with the e-mail in its contact field; to correct "
-            "someone else's data, open an issue for the maintainers",
+            f"this pull request {verb} the existing bundle {own.bundle!r} ({files}), whose "
+            f"recorded owner is {whose}",
+            "if you are the owner, say so in the pull request from the address in `contact` "
+            "and a maintainer merges after confirming; otherwise leave the bundle untouched, "
+            "put your results in a new folder, or open an issue to correct the data",
         )
+        if own.owner_changed:
+            yield Finding(
+                "error", "foreign-edit", f"{where}/submission.toml", "contact",
+                f"rewrites the recorded owner of {own.bundle!r} from {own.contact!r} to "
+                f"{own.contact_after!r}",
+                "keep the contact; ownership changes go through the maintainers",
+            )
 
 
 @integrity_check(
@@ -375,9 +411,10 @@ def releases_file(ctx: PullRequestContext) -> Iterator[Finding]:
 def _releases(data: bytes | None) -> dict[str, str] | None:
     if data is None:
         return {}
-    try:
-        parsed = tomllib.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
+    from pipeline.manifest import parse_toml
+
+    parsed, _ = parse_toml("releases.toml", data)
+    if parsed is None:
         return None
     out = {}
     for entry in parsed.get("release", []):

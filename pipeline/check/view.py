@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from pipeline.bundles import LoadedBenchmark, is_bundle_dir
 from pipeline.check import gitdiff
 from pipeline.check.registry import run_pull_request_checks
 from pipeline.errors import GmeterError, StoreError
+from pipeline.manifest import parse_toml
 from pipeline.tracks.review import Finding, Ownership, PullRequestContext
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
@@ -174,19 +174,22 @@ class CheckView:
         touched = [b for b in cs.bundles if b.benchmark == bench_id and b.kind != "new"]
         if not touched:
             return []
-        pr = gitdiff.authors(self.root, [f"{cs.merge_base}..HEAD"])
-        me = gitdiff.config_email(self.root)
-        if me:
-            pr.add(me)  # uncommitted edits are the local user's
+        # Git author names and e-mails are whatever the committer typed: they prove nothing.
+        # Ownership is the bundle's recorded ``contact``; the paths decide what is touched.
         out = []
         for b in touched:
             path = f"{self._rel()}/{bench_id}/{b.bundle}"
-            owners = gitdiff.authors(self.root, [cs.merge_base], path=path)
             contact = _contact(gitdiff.file_at(self.root, cs.merge_base,
                                                f"{path}/submission.toml"))
-            owners |= {e.lower() for e in EMAIL.findall(contact)}
-            out.append(Ownership(b.bundle, b.kind, frozenset(owners), frozenset(pr), contact,
-                                 tuple(f.path for f in b.files)))
+            owners = {e.lower() for e in EMAIL.findall(contact)}
+            now = self.work_path(bench_id) / b.bundle / "submission.toml"
+            try:
+                after = _contact(now.read_bytes()) if now.is_file() and not now.is_symlink() \
+                    else ""
+            except OSError:
+                after = ""
+            out.append(Ownership(b.bundle, b.kind, frozenset(owners), frozenset(), contact,
+                                 tuple(f.path for f in b.files), contact_after=after))
         return out
 
     def stale(self, bench_id: str, version: str, *, exclude: set[str]) -> list[StaleEntry]:
@@ -266,22 +269,21 @@ class StoreFacts:
     scored_on: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
-def _contact(data: bytes | None) -> str:
+def _field(data: bytes | None, name: str) -> str:
+    """A top-level string of a manifest, read with the bounded parser (``""`` if unreadable)."""
     if not data:
         return ""
-    try:
-        return str(tomllib.loads(data.decode("utf-8")).get("contact", ""))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return ""
+    parsed, _ = parse_toml("-", data)
+    value = parsed.get(name, "") if parsed else ""
+    return value if isinstance(value, str) else ""
+
+
+def _contact(data: bytes | None) -> str:
+    return _field(data, "contact")
 
 
 def _version(data: bytes | None) -> str:
-    if not data:
-        return ""
-    try:
-        return str(tomllib.loads(data.decode("utf-8")).get("version", ""))
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return ""
+    return _field(data, "version")
 
 
 def make_view(

@@ -86,14 +86,16 @@ class Ownership:
     kind : str
         ``modified`` or ``deleted``.
     owners : frozenset of str
-        Lower-cased e-mails of the commits that made the bundle before the pull request,
-        plus any e-mail in its ``contact`` field.
+        Lower-cased e-mails in the bundle's recorded ``contact`` at the base.
     pr_authors : frozenset of str
-        Lower-cased author e-mails of the pull request's commits.
+        Unused: git author identities are whatever a committer types, so they never decide
+        ownership (kept empty for compatibility).
     contact : str
-        The bundle's ``contact`` at the base (shown in messages).
+        The bundle's ``contact`` at the base: its recorded owner (shown in messages).
     files : tuple of str
         The changed paths inside the bundle.
+    contact_after : str
+        Its ``contact`` in the pull request (``""`` when deleted or unreadable).
     """
 
     bundle: str
@@ -102,11 +104,12 @@ class Ownership:
     pr_authors: frozenset[str]
     contact: str
     files: tuple[str, ...]
+    contact_after: str = ""
 
     @property
-    def by_owner(self) -> bool:
-        """Whether an author of the pull request also made the bundle."""
-        return bool(self.owners & self.pr_authors)
+    def owner_changed(self) -> bool:
+        """Whether the pull request rewrites the bundle's recorded owner (its contact)."""
+        return self.kind != "deleted" and self.contact_after.strip() != self.contact.strip()
 
 
 @dataclass

@@ -60,11 +60,56 @@ from pipeline.metrics.parallel import MapFn, serial_map
 __all__ = [
     "CONVENTIONS",
     "DeltaResult",
+    "DeltaTooLarge",
     "FlowError",
     "candidates",
     "delta",
     "delta_normal",
 ]
+
+
+MAX_PAIRS_EXAMINED = 4_000_000
+r"""Most same-type node pairs (:math:`\sum_t |a_t|\,|b_t|`) examined for candidates."""
+MAX_CANDIDATES = 20_000
+"""Most vertices of the association graph (candidate node pairs with w > 0)."""
+MAX_CONFLICT_WORK = 1_000_000
+"""Most candidate pairs examined along edges for wiring conflicts."""
+
+
+class DeltaTooLarge(ValueError):
+    """Two flows whose association graph exceeds the budget: too large for an exact Δ.
+
+    Raised *before* the large structures are built, so memory stays bounded (a hostile pair
+    of same-type programs would otherwise need gigabytes). Δ ≤ 1 always holds, so a caller
+    that needs a number may use 1 as an upper bound and mark it inexact.
+    """
+
+
+def _budget(fa: NormalFlow, fb: NormalFlow) -> None:
+    """Raise :class:`DeltaTooLarge` when the candidate search would exceed its budget."""
+    pairs = sum(len(is_) * len(fb.by_type.get(t, ())) for t, is_ in fa.by_type.items())
+    if pairs > MAX_PAIRS_EXAMINED:
+        raise DeltaTooLarge(
+            f"too large for exact Δ: {pairs:,} same-type node pairs (limit "
+            f"{MAX_PAIRS_EXAMINED:,}; flows of {fa.n} and {fb.n} nodes)")
+
+
+def _conflict_budget(fa: NormalFlow, fb: NormalFlow, cu: Sequence[int],
+                     cv: Sequence[int]) -> None:
+    """Raise :class:`DeltaTooLarge` when the conflict search would exceed its budget."""
+    if len(cu) > MAX_CANDIDATES:
+        raise DeltaTooLarge(f"too large for exact Δ: {len(cu):,} candidate node pairs (limit "
+                            f"{MAX_CANDIDATES:,})")
+    rows = np.bincount(np.asarray(cu, dtype=np.intp), minlength=fa.n)
+    cols = np.bincount(np.asarray(cv, dtype=np.intp), minlength=fb.n)
+    work = 0
+    for counts, flow in ((rows, fa), (cols, fb)):
+        for x1, succ in enumerate(flow.succ):
+            if counts[x1] and succ:
+                work += int(counts[x1]) * int(sum(int(counts[x2]) for x2 in succ))
+        if work > MAX_CONFLICT_WORK:
+            raise DeltaTooLarge(f"too large for exact Δ: over {MAX_CONFLICT_WORK:,} candidate "
+                                "pairs along edges to compare")
 
 
 @dataclass(frozen=True)
@@ -321,10 +366,18 @@ class _Solved(NamedTuple):
 def _solve(
     fa: NormalFlow, fb: NormalFlow, max_nodes: int | None, time_limit: float | None
 ) -> _Solved:
-    """Solve the maximum-weight clique of the association graph of two non-empty flows."""
+    """Solve the maximum-weight clique of the association graph of two non-empty flows.
+
+    Raises
+    ------
+    DeltaTooLarge
+        Before building anything over budget.
+    """
+    _budget(fa, fb)
     cu, cv, cw, spans = candidates(fa, fb)
     if not cu:
         return _Solved(0.0, [], cu, cv, cw, True, 0)
+    _conflict_budget(fa, fb, cu, cv)
     exact, nodes = True, 0
     conf = conflict_pairs(fa, fb, cu, cv, strict=fa.convention == "paper") if len(cu) > 1 else []
     # the best matching ignoring conflicts bounds the clique; without a conflicting pair
@@ -435,6 +488,10 @@ def delta(
     ------
     FlowError
         For flows the companion code would crash on (missing ``id``, ``wires: null``).
+    DeltaTooLarge
+        When the association graph exceeds :data:`MAX_PAIRS_EXAMINED`,
+        :data:`MAX_CANDIDATES` or :data:`MAX_CONFLICT_WORK` ("too large for exact Δ"):
+        memory stays bounded whatever the input.
 
     Notes
     -----

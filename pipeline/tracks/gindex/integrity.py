@@ -10,7 +10,6 @@ with the log, missing programs) is not repeated here.
 
 from __future__ import annotations
 
-import json
 import math
 import statistics
 from collections.abc import Iterator
@@ -47,12 +46,14 @@ def programs(fs: FileSet) -> dict[str, bytes]:
 
 def _nodes(data: bytes) -> list[Any] | None:
     """Return the node list of a program file, or ``None`` when it is not one."""
+    from pipeline.limits import loads_bounded
+
     try:
-        flow = json.loads(data.decode("utf-8"))
+        flow = loads_bounded(data.decode("utf-8"))
         if isinstance(flow, dict):
             flow = flow.get("flow")
         if isinstance(flow, str):
-            flow = json.loads(flow)
+            flow = loads_bounded(flow)
     except (UnicodeDecodeError, ValueError):
         return None
     return flow if isinstance(flow, list) else None
@@ -63,22 +64,30 @@ def _shape(nodes: list[Any]) -> tuple[str, ...]:
     return tuple(sorted(str(n.get("type")) for n in nodes if isinstance(n, dict)))
 
 
-def same_program(a: bytes, b: bytes) -> bool:
+TOO_LARGE = None
+"""What :func:`same_program` returns for a pair too large for an exact Δ."""
+
+
+def same_program(a: bytes, b: bytes) -> bool | None:
     """Whether two flows are the same non-empty program up to node ids and layout.
 
     Flows whose sorted node types differ cannot be; the others are compared exactly with Δ
     under the ``paper`` convention (Δ = 0 iff the same program, up to ids and editor layout).
-    Empty programs (``[]``: nothing generated) are never "the same program".
+    Empty programs (``[]``: nothing generated) are never "the same program". A pair too large
+    for an exact Δ (:class:`~pipeline.metrics.gindex.delta.DeltaTooLarge`, raised before any
+    large structure is built) gives :data:`TOO_LARGE` (``None``): memory stays bounded.
     """
     na, nb = _nodes(a), _nodes(b)
     if not na or not nb or _shape(na) != _shape(nb):
         return False
     if a == b:
         return True
-    try:
-        from pipeline.metrics.gindex.delta import delta
+    from pipeline.metrics.gindex.delta import DeltaTooLarge, delta
 
+    try:
         res = delta(na, nb, convention="paper")
+    except DeltaTooLarge:
+        return TOO_LARGE
     except Exception:
         return False  # a flow Δ cannot read is simply not the same program
     return res.exact and res.delta == 0.0
@@ -116,7 +125,7 @@ def program_leak(ctx: IntegrityContext) -> Iterator[Finding]:
         leaked = sorted(
             task for task, data in programs(t.files).items()
             if task in tasks and tasks[task][0] not in trained
-            and any(same_program(data, r) for r in refs[tasks[task][0]])
+            and any(same_program(data, r) is True for r in refs[tasks[task][0]])
         )
         if leaked:
             domains = sorted({tasks[x][0] for x in leaked})
@@ -147,8 +156,17 @@ def copied_programs(ctx: IntegrityContext) -> Iterator[Finding]:
             continue
         for other in [*ctx.peers, *(x for x in ctx.targets if x.id != t.id)]:
             theirs = programs(other.files)
-            same = sorted(task for task, data in mine.items()
-                          if task in theirs and same_program(data, theirs[task]))
+            verdict = {task: same_program(data, theirs[task])
+                       for task, data in mine.items() if task in theirs}
+            large = sorted(task for task, v in verdict.items() if v is TOO_LARGE)
+            if large:
+                yield Finding(
+                    "warning", "copied-programs", ctx.where(t, PROGRAMS.rstrip("/")),
+                    "programs", f"{len(large)} program(s) too large for exact Δ against bundle "
+                    f"{other.id!r} were not compared: {listing(large)}",
+                    "a reviewer compares them by hand; keep programs within the benchmark's "
+                    "size limits")
+            same = sorted(task for task, v in verdict.items() if v is True)
             if not same:
                 continue
             own = same_submitter(t, other)
@@ -292,3 +310,28 @@ def gindex_claimed(ctx: IntegrityContext) -> Iterator[Finding]:
                 f"declares {declared:g}; the programs give {1.0 - value:.6g}",
                 "correct or remove average_divergence (the recomputed value is what counts)",
             )
+
+
+@integrity_check(
+    "own-priors",
+    track="gindex",
+    title="A bundle that brings its own priors ρ",
+    description="The paper treats the priors ρ as a constant of the measure: the benchmark "
+    "owns it (`rho` in benchmark.toml). A bundle that declares `priors` is scored with the "
+    "benchmark's ρ all the same, and the board marks it; the finding asks the submitter to "
+    "remove the field (a small or negative ρ would otherwise inflate the g-index without "
+    "bound as ρ + E approaches 0).",
+)
+def own_priors(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Flag bundles that declare ``[gindex] priors``."""
+    rho = to_float(ctx.benchmark.settings.get("rho"))
+    for t in ctx.targets:
+        priors = t.settings.get("priors")
+        if priors is None:
+            continue
+        yield Finding(
+            "warning", "own-priors", ctx.where(t, "submission.toml"), "gindex.priors",
+            f"declares its own priors ρ ({priors!r}); the benchmark owns ρ, so the bundle is "
+            f"ranked with ρ = {rho if rho is not None else 1e-4:g} and marked on the board",
+            "remove `priors` from [gindex] in submission.toml",
+        )

@@ -31,12 +31,27 @@ from pipeline.tracks.gindex.validate import (
 
 
 def _theta_item(item: tuple[Any, Any, str]) -> tuple[float, bool]:
-    """Executor item: Δ(generated, reference) and whether the search was exact."""
-    from pipeline.metrics.gindex.delta import delta
+    """Executor item: Δ(generated, reference) and whether the search was exact.
+
+    A pair too large for an exact Δ gets Δ = 1, its upper bound (the submitter never gains
+    from an oversized program), marked inexact.
+    """
+    from pipeline.metrics.gindex.delta import DeltaTooLarge, delta
 
     generated, reference, convention = item
-    r = delta(generated, reference, convention)
+    try:
+        r = delta(generated, reference, convention)
+    except DeltaTooLarge:
+        return 1.0, False
     return r.delta, r.exact
+
+
+def _show(priors: Any) -> str:
+    """A bundle's declared priors, briefly."""
+    if isinstance(priors, dict):
+        return ", ".join(f"{k}: {v:g}" for k, v in sorted(priors.items())[:4]) + \
+            (" …" if len(priors) > 4 else "")
+    return f"{float(priors):g}"
 
 
 def _omega_item(item: tuple[Any, dict[str, list[Any]], str]) -> dict[str, float]:
@@ -117,8 +132,14 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         if not curriculum or total <= 0:
             result.notes.append(f"{b.id}: skipped (no usable curriculum or compute log)")
             continue
+        # The benchmark owns ρ (the paper's constant): a bundle's own priors are recorded
+        # and marked on the board, never used to rank it.
         priors = b.settings.get("priors")
-        rho: Any = rho0 if priors is None else priors
+        rho: Any = rho0
+        if priors is not None:
+            result.notes.append(
+                f"⚑ {b.system} ({b.id}) declares its own priors ρ = {_show(priors)}; the "
+                f"benchmark owns ρ: ranked with ρ = {rho0:g}")
         inexact = False
         if verified[b.id]:
             by_dom: dict[str, list[float]] = {}
@@ -161,8 +182,12 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                        "omega_min": t.omega_min, "level": generalisation_level(t.omega_min).label}
                       for t in g.tasks],
         }
+        if priors is not None:
+            details["declared_priors"] = priors
+            details["marks"] = ["own-priors"]
         if inexact:
-            details["why"] = "a clique search hit its budget: Δ is an upper bound"
+            details["why"] = ("a clique search hit its budget, or a program pair was too large "
+                              "for exact Δ: Δ is an upper bound")
         v = verified[b.id]
         sysname = b.system
         result.rows += [

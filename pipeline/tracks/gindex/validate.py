@@ -11,7 +11,7 @@ bundle brings (``curriculum.csv``, ``compute.csv``, ``programs/<task>.json`` or
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -24,6 +24,12 @@ CURRICULUM = "curriculum.csv"
 COMPUTE = "compute.csv"
 DIVERGENCES = "divergences.csv"
 PROGRAMS = "programs/"
+
+
+NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+"""A finite number ≥ 0 (a prior ρ: a negative prior has no meaning)."""
+MAX_COMPUTE = 1e30
+"""Largest compute accepted in the benchmark's unit (far beyond any training run)."""
 
 
 class PublishedValue(StrictSettings):
@@ -58,7 +64,8 @@ class BenchmarkSettings(StrictSettings):
         description="domain: one contribution per task domain, as the companion code; task: "
         "one per test task (paper eqs. 8-9). Reported bundles always use domain.",
     )
-    rho: float = Field(1e-4, gt=0, description="The prior ρ when a bundle declares none.")
+    rho: float = Field(1e-4, ge=0, le=1e6, description="The priors ρ of every bundle (paper: a "
+                       "constant, 1e-4 in the companion code). The benchmark owns it.")
     compute_unit: str = Field("PFLOP·s", description="Unit of compute (E = log2 of it).")
     tflops_seconds_per_unit: float = Field(
         1000.0, gt=0, description="TFLOPS × seconds in one compute unit (1000 for PFLOP·s)."
@@ -75,13 +82,16 @@ class SubmissionSettings(StrictSettings):
     """The ``[gindex]`` section of ``submission.toml``."""
 
     model: str = Field("", max_length=200, description="Model identifier (e.g. gpt2-medium).")
-    priors: float | dict[str, float] | None = Field(
+    priors: NonNegative | dict[str, NonNegative] | None = Field(
         None,
-        description="Priors ρ: one number, or one per curriculum domain (task form only). "
-        "Default: the benchmark's rho.",
+        description="Priors ρ ≥ 0 claimed by the submitter (one number, or one per "
+        "curriculum domain). The benchmark owns ρ (`rho` of benchmark.toml): a bundle that "
+        "declares its own is scored with the benchmark's, flagged by `gmeter check` and "
+        "marked on the board.",
     )
     compute: float | None = Field(
-        None, gt=0, description="Declared total compute; must equal the compute log's total."
+        None, gt=0, le=MAX_COMPUTE,
+        description="Declared total compute; must equal the compute log's total.",
     )
     average_divergence: float | None = Field(
         None, ge=0, le=1, description="Published overall mean divergence (shown, not scored)."
@@ -165,33 +175,41 @@ def flow_problems(obj: Any, where: str, max_nodes: int) -> list[Problem]:
 
 
 def _cycle(nodes: list[dict[str, Any]]) -> list[str]:
-    """One directed cycle of the wiring (node ids), or [] for a DAG."""
+    """One directed cycle of the wiring (node ids), or [] for a DAG.
+
+    Iterative depth-first search with three colours: O(N + E) in the nodes and wires, whatever
+    the shape (a 17 MB program is checked in well under a second).
+    """
+    ids = {nd["id"] for nd in nodes}
     succ: dict[Any, list[Any]] = {}
     for nd in nodes:
         w = nd.get("wires", [])
         flat = [t for p in w for t in p] if w and isinstance(w[0], list) else list(w)
-        succ[nd["id"]] = [t for t in flat if t in {n["id"] for n in nodes}]
+        succ[nd["id"]] = [t for t in flat if t in ids]
     state: dict[Any, int] = {}
     for root in succ:
         if state.get(root):
             continue
         stack: list[tuple[Any, int]] = [(root, 0)]
         path: list[Any] = []
+        on_path: dict[Any, int] = {}
         while stack:
             v, i = stack.pop()
             if i == 0:
                 state[v] = 1
+                on_path[v] = len(path)
                 path.append(v)
             if i < len(succ[v]):
                 stack.append((v, i + 1))
                 t = succ[v][i]
                 if state.get(t) == 1:
-                    return [str(x) for x in path[path.index(t) :]] + [str(t)]
+                    return [str(x) for x in path[on_path[t]:]] + [str(t)]
                 if not state.get(t):
                     stack.append((t, 0))
             else:
                 state[v] = 2
                 path.pop()
+                del on_path[v]
     return []
 
 
@@ -234,6 +252,36 @@ def read_compute(
         if r.get("domain"):
             per[r["domain"]] = per.get(r["domain"], 0.0) + v
     return total, per, problems
+
+
+def _experience_problems(fs: FileSet, bench: BenchmarkInput, total: float,
+                         per_domain: dict[str, float]) -> list[Problem]:
+    r"""The g-index's domain: :math:`\rho + E > 0` with :math:`E = \log_2` compute.
+
+    Below :math:`2^{-\rho}` units (about 1 PFLOP·s) the denominator of every contribution is
+    zero or negative: the g-index would be NaN or unbounded (paper eq. 9), so such a log is
+    refused. Per-domain compute is checked too when the benchmark uses the task form.
+    """
+    rho = float(bench.settings.get("rho", 1e-4))
+    unit = str(bench.settings.get("compute_unit", "PFLOP·s"))
+    out = []
+    checks = [("total", total)]
+    if bench.settings.get("form") == "task":
+        checks += sorted(per_domain.items())
+    for what, value in checks:
+        if value <= 0:
+            continue  # read_compute has reported it
+        if not math.isfinite(value) or value > MAX_COMPUTE:
+            out.append(Problem(fs.where(COMPUTE), "compute",
+                               f"{what} compute {value:.3g} {unit} is beyond {MAX_COMPUTE:g}",
+                               "check the units"))
+        elif rho + math.log2(value) <= 0:
+            out.append(Problem(
+                fs.where(COMPUTE), "compute",
+                f"{what} compute {value:.6g} {unit} gives E = log2 = {math.log2(value):.4g}; "
+                f"the g-index needs ρ + E > 0 (ρ = {rho:g})",
+                f"log at least {2 ** -rho:.6g} {unit}, in the benchmark's unit ({unit})"))
+    return out
 
 
 def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
@@ -289,8 +337,9 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
                                     "use one of the benchmark's domains: "
                                     + ", ".join(sorted(domains))))
     unit = float(bench.settings.get("tflops_seconds_per_unit", 1000.0))
-    total, _, probs = read_compute(fs, unit)
+    total, per_domain, probs = read_compute(fs, unit)
     problems += probs
+    problems += _experience_problems(fs, bench, total, per_domain)
     declared = bundle.settings.get("compute")
     if declared is not None and total > 0 and abs(total - float(declared)) > 1e-9 * total:
         problems.append(Problem(fs.where("submission.toml"), "gindex.compute",
