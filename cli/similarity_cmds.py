@@ -2,7 +2,8 @@
 
 * ``gmeter similarity RUNS.csv [--format table|csv|json]`` — the matrices and the diversity
   of a runs file (the same as ``gmeter similarity show RUNS.csv``);
-* ``gmeter similarity run --out DIR ...`` — the AIQ environment-families experiment.
+* ``gmeter similarity run --out DIR [--experiment aiq-families|classification|gym] ...`` — an
+  experiment written as a bundle.
 
 A first argument that is not a subcommand name is taken as RUNS.csv (write ``./run`` for a
 file literally called ``run``). Only typer/rich/stdlib at module level.
@@ -37,7 +38,7 @@ similarity_app = typer.Typer(
     cls=_RunsOrSubcommand,
     help="Test similarity (Pereyda & Holder 2020): `gmeter similarity RUNS.csv` prints the "
     "similarity and dissimilarity matrices and the suite diversity; `gmeter similarity run` "
-    "runs the AIQ environment-families experiment.",
+    "runs an experiment (AIQ environment families, scikit-learn classification or Gymnasium).",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -99,6 +100,28 @@ def show_cmd(
     _print_tables(data)
 
 
+def _floats(text: str | None, name: str) -> tuple[float, ...] | None:
+    from pipeline.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"{name} {text!r}", hint="give numbers separated by commas") from None
+
+
+def _ints(text: str | None, name: str) -> tuple[int, ...] | None:
+    from pipeline.errors import UsageError
+
+    if text is None:
+        return None
+    try:
+        return tuple(int(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise UsageError(f"{name} {text!r}", hint="give integers separated by commas") from None
+
+
 @similarity_app.command("run")
 def run_cmd(
     out: Annotated[
@@ -107,6 +130,15 @@ def run_cmd(
             "--out", help="Bundle folder to write, e.g. submissions/aiq-families/q-lambda."
         ),
     ],
+    experiment: Annotated[
+        str | None,
+        typer.Option(
+            "--experiment",
+            help="aiq-families (AIQ environment families, the default), classification "
+            "(scikit-learn data sets, MLP baseline) or gym (Gymnasium environments, "
+            "Q-learning baseline). With --from, taken from the file.",
+        ),
+    ] = None,
     from_: Annotated[
         Path | None,
         typer.Option(
@@ -118,32 +150,65 @@ def run_cmd(
     tests: Annotated[
         str | None,
         typer.Option(
-            "--tests", help="Comma-separated families: copy, lagged, shifted, other, short, long."
+            "--tests",
+            help="Comma-separated tests. aiq-families: copy, lagged, shifted, other, short, "
+            "long; classification: digits, digits-inverted, digits-rotated, iris, wine, "
+            "breast-cancer, cartpole-passive; gym: CartPole-v0, CartPole-v1, MountainCar-v0, "
+            "Acrobot-v1, FrozenLake-v1, FrozenLake8x8, Taxi, CliffWalking.",
         ),
     ] = None,
     agent: Annotated[
         str | None,
         typer.Option(
-            "--agent", help="Reference agent spec, e.g. q-lambda or hlq-lambda,lambda=0.9."
+            "--agent", help="aiq-families: reference agent spec, e.g. hlq-lambda,lambda=0.9."
         ),
     ] = None,
     programs: Annotated[
-        int | None, typer.Option("--programs", help="Programs per family and replicate.")
+        int | None, typer.Option("--programs", help="aiq-families: programs per family.")
     ] = None,
     seeds: Annotated[int | None, typer.Option("--seeds", help="Replicates.")] = None,
     root_seed: Annotated[int | None, typer.Option("--root-seed", help="Root seed.")] = None,
     episode_length: Annotated[
-        int | None, typer.Option("--episode-length", help="Cycles per lifetime.")
+        int | None, typer.Option("--episode-length", help="aiq-families: cycles per lifetime.")
     ] = None,
     p: Annotated[
-        float | None, typer.Option("--p", help="Proportion of the first family in a merge.")
+        str | None,
+        typer.Option(
+            "--p",
+            help="Proportion of the first test in a merge; classification and gym accept a "
+            "comma-separated sweep, e.g. 0.1,0.3,0.5,0.7,0.9 (the paper's Fig. 3).",
+        ),
     ] = None,
-    symbols: Annotated[int | None, typer.Option("--symbols", help="BF alphabet size.")] = None,
+    symbols: Annotated[
+        int | None, typer.Option("--symbols", help="aiq-families: BF alphabet size.")
+    ] = None,
     merge_unit: Annotated[
         str | None,
         typer.Option(
-            "--merge-unit", help="cycle (one lifetime, the experiment) or episode (the control)."
+            "--merge-unit",
+            help="aiq-families: cycle (one lifetime, the experiment) or episode (the control).",
         ),
+    ] = None,
+    hidden: Annotated[
+        str | None,
+        typer.Option(
+            "--hidden",
+            help="classification: hidden units per layer; a comma-separated list sweeps the "
+            "network size (the paper's Fig. 2), e.g. 64,32,16,8.",
+        ),
+    ] = None,
+    max_iter: Annotated[
+        int | None, typer.Option("--max-iter", help="classification: training epochs.")
+    ] = None,
+    size: Annotated[
+        int | None,
+        typer.Option("--size", help="classification: at most this many elements per test."),
+    ] = None,
+    steps: Annotated[
+        int | None, typer.Option("--steps", help="gym: training steps per run (the budget).")
+    ] = None,
+    eval_episodes: Annotated[
+        int | None, typer.Option("--eval-episodes", help="gym: greedy episodes scored per run.")
     ] = None,
     contact: Annotated[str, typer.Option("--contact", help="contact of submission.toml.")] = (
         "gmeter similarity run (see docs/similarity.md)"
@@ -156,51 +221,115 @@ def run_cmd(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
 ) -> None:
-    """Run the AIQ environment-families experiment and write it as a similarity bundle.
+    """Run a similarity experiment and write it as a similarity bundle.
 
-    Families of BF environments are the tests; a reference agent is scored on each family and
-    on each pair merged inside one lifetime (p of the cycles from the first family); the
-    parent folder gets a benchmark.toml declaring the tests if it has none. The written
-    submission.toml records every setting: `--from` it reproduces runs.csv.
+    aiq-families (default): families of BF environments are the tests, merged inside one
+    lifetime. classification: scikit-learn's bundled data sets, merged by the paper's sampling
+    method, an MLPClassifier as the baseline. gym: Gymnasium's built-in environments, episodes
+    drawn from either, a tabular Q-learner as the baseline. The parent folder gets a
+    benchmark.toml declaring the tests if it has none; the written submission.toml records
+    every setting: `--from` it reproduces runs.csv.
     """
+    from pipeline.errors import UsageError
+    from pipeline.tracks.similarity.experiment import experiment_from_manifest
+
+    base: Any = None
+    kind = experiment
+    if from_ is not None:
+        found, base = experiment_from_manifest(from_)
+        if kind is not None and kind != found:
+            raise UsageError(
+                f"--experiment {kind} but {from_} records a {found} experiment",
+                hint="drop --experiment or give a matching file",
+            )
+        kind = found
+    kind = kind or "aiq-families"
+    test_list = tuple(t.strip() for t in tests.split(",") if t.strip()) if tests else None
+    if kind == "aiq-families":
+        ps = _floats(p, "--p")
+        if ps is not None and len(ps) != 1:
+            raise UsageError("--p: aiq-families takes one proportion", hint="e.g. --p 0.5")
+        given: dict[str, Any] = {
+            "agent": agent, "programs": programs, "seeds": seeds, "root_seed": root_seed,
+            "episode_length": episode_length, "p": ps[0] if ps else None, "symbols": symbols,
+            "merge_unit": merge_unit, "tests": test_list,
+        }  # fmt: skip
+        wrong = {"--hidden": hidden, "--max-iter": max_iter, "--size": size, "--steps": steps,
+                 "--eval-episodes": eval_episodes}  # fmt: skip
+        _run_aiq(base, given, wrong, out, contact, licence, force, executor, workers, scheduler)
+        return
+    wrong = {"--agent": agent, "--programs": programs, "--episode-length": episode_length,
+             "--symbols": symbols, "--merge-unit": merge_unit}  # fmt: skip
+    given = {
+        "experiment": kind, "tests": test_list, "seeds": seeds, "root_seed": root_seed,
+        "p": _floats(p, "--p"), "hidden": _ints(hidden, "--hidden"), "max_iter": max_iter,
+        "size": size, "steps": steps, "eval_episodes": eval_episodes,
+    }  # fmt: skip
+    _run_suite(base, given, wrong, out, contact, licence, force, executor, workers, scheduler)
+
+
+def _refuse(wrong: dict[str, Any], kind: str) -> None:
+    from pipeline.errors import UsageError
+
+    bad = [k for k, v in wrong.items() if v is not None]
+    if bad:
+        raise UsageError(
+            f"{', '.join(bad)} do(es) not apply to --experiment {kind}",
+            hint="see gmeter similarity run --help",
+        )
+
+
+def _run_aiq(base: Any, given: dict[str, Any], wrong: dict[str, Any], out: Path, contact: str,
+             licence: str, force: bool, executor: str, workers: int | None,
+             scheduler: str | None) -> None:  # fmt: skip
     from dataclasses import asdict
 
     from cli.context import progress_reporter
     from pipeline.tracks.similarity.bundle import run_and_write
-    from pipeline.tracks.similarity.experiment import ExperimentSettings, settings_from_manifest
+    from pipeline.tracks.similarity.experiment import ExperimentSettings
 
-    base = settings_from_manifest(from_) if from_ is not None else ExperimentSettings()
-    given: dict[str, Any] = {
-        "agent": agent,
-        "programs": programs,
-        "seeds": seeds,
-        "root_seed": root_seed,
-        "episode_length": episode_length,
-        "p": p,
-        "symbols": symbols,
-        "merge_unit": merge_unit,
-        "tests": tuple(t.strip() for t in tests.split(",") if t.strip()) if tests else None,
-    }
+    _refuse(wrong, "aiq-families")
+    base = base if base is not None else ExperimentSettings()
     changes = {k: v for k, v in given.items() if v is not None}
     if "agent" in changes:
         changes["agent_spec"] = ""
     settings = ExperimentSettings.from_dict({**asdict(base), **changes}) if changes else base
     with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
-        report = run_and_write(
-            settings,
-            out,
-            contact=contact,
-            licence=licence,
-            force=force,
-            executor=ex,
-            progress=progress,
-        )
+        report = run_and_write(settings, out, contact=contact, licence=licence, force=force,
+                               executor=ex, progress=progress)  # fmt: skip
     r = report.result
     for path in report.written:
         info(f"wrote {path}")
     info(f"{r.total_runs} runs, {r.failed_runs} failed at the step limit, {r.drawn} programs drawn")
     from pipeline.tracks.similarity.runs import report_json
 
+    _print_tables(report_json(report.analysis))
+
+
+def _run_suite(base: Any, given: dict[str, Any], wrong: dict[str, Any], out: Path, contact: str,
+               licence: str, force: bool, executor: str, workers: int | None,
+               scheduler: str | None) -> None:  # fmt: skip
+    from cli.context import progress_reporter
+    from pipeline.tracks.similarity.runs import report_json
+    from pipeline.tracks.similarity.suite_bundle import run_and_write_suite
+    from pipeline.tracks.similarity.suites import SuiteSettings
+
+    kind = given["experiment"]
+    _refuse(wrong, kind)
+    own = SuiteSettings(experiment=kind).relevant()
+    misplaced = {f"--{k.replace('_', '-')}": v for k, v in given.items() if k not in own}
+    _refuse(misplaced, kind)
+    data = base.to_dict() if base is not None else {"experiment": kind}
+    settings = SuiteSettings.from_dict(
+        {**data, **{k: v for k, v in given.items() if v is not None}}
+    )
+    with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
+        report = run_and_write_suite(settings, out, contact=contact, licence=licence,
+                                     force=force, executor=ex, progress=progress)  # fmt: skip
+    for path in report.written:
+        info(f"wrote {path}")
+    versions = ", ".join(f"{k} {v}" for k, v in sorted(report.result.versions.items()))
+    info(f"{len(report.result.rows)} rows ({versions})")
     _print_tables(report_json(report.analysis))
 
 

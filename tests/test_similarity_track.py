@@ -290,7 +290,8 @@ def test_published_reference_benchmark_validates() -> None:
     assert report.errors == []
     text = (root / "reference" / "published.csv").read_text(encoding="utf-8")
     rows = list(csv.DictReader(io.StringIO(text)))
-    # the one Table 2 value quoted in the issue; nothing else is invented
-    assert [(r["test_a"], r["test_b"], float(r["similarity"])) for r in rows] == [
-        ("cifar-10", "cifar-100", 0.651)
+    # every off-diagonal value of Table 3 (which holds Table 2), transcribed from the paper
+    assert len(rows) == 10
+    assert ("cifar-10", "cifar-100", 0.651) in [
+        (r["test_a"], r["test_b"], float(r["similarity"])) for r in rows
     ]

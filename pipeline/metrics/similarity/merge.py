@@ -67,7 +67,7 @@ def merge_counts(n_a: int, n_b: int, p: float) -> tuple[int, int]:
     if n_a < 1 or n_b < 1:
         raise ValueError(f"both tests need at least one element, got {n_a} and {n_b}")
     n = min(n_a, n_b)
-    k_a = min(n, int(math.floor(p * n + 0.5)))
+    k_a = min(n, math.floor(p * n + 0.5))
     return k_a, n - k_a
 
 
@@ -165,7 +165,7 @@ def split_episodes(n: int, p: float) -> tuple[int, int]:
     _check_p(p)
     if n < 1:
         raise ValueError("n must be >= 1")
-    k = min(n, int(math.floor(p * n + 0.5)))
+    k = min(n, math.floor(p * n + 0.5))
     return k, n - k
 
 

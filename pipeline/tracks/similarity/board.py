@@ -63,9 +63,7 @@ def matrix_records(
                     "similarity": _num(float(cfg.matrix.values[i, j])),
                     "ci_low": _num(est.ci_low) if est else None,
                     "ci_high": _num(est.ci_high) if est else None,
-                    "status": "identity"
-                    if i == j
-                    else (est.point.status if est else "missing"),
+                    "status": "identity" if i == j else (est.point.status if est else "missing"),
                     "reported": reported,
                 }
             )
@@ -120,8 +118,9 @@ def suite_record(bundle: str, system: str, cfg: ConfigResult, reported: bool) ->
         "config": cfg.config.label(),
         "tests": list(cfg.tests),
         "n_pairs": cfg.diversity.n_pairs,
-        "n_flagged": sum(pr.estimate.point.status in ("insufficient", "undefined")
-                         for pr in cfg.pairs),  # fmt: skip
+        "n_flagged": sum(
+            pr.estimate.point.status in ("insufficient", "undefined") for pr in cfg.pairs
+        ),
         "diversity": _num(cfg.diversity.value),
         "ci_low": _num(ci[0]) if ci else None,
         "ci_high": _num(ci[1]) if ci else None,

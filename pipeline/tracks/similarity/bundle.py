@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,9 +77,6 @@ lifetime per family in a merge) and the program samples. Rerun any bundle with \
 """
 
 
-
-
-
 def _display(settings: ExperimentSettings) -> str:
     return AGENT_TITLES.get(settings.agent_name(), settings.agent_name())
 
@@ -103,7 +100,11 @@ def submission_toml(result: ExperimentResult, *, contact: str, licence: str, tod
         f"submitted = {today.isoformat()}\ncontact = {toml_value(contact)}\n"
         f"licence = {toml_value(licence)}\ndescription = {toml_multiline(desc)}\n\n"
     )
-    system = {"name": f"{_display(s)} (AIQ reference agent)", "version": f"gmeter {__version__}"}
+    control = ", episode-merge control" if s.merge_unit == "episode" else ""
+    system = {
+        "name": f"{_display(s)} (AIQ reference agent{control})",
+        "version": f"gmeter {__version__}",
+    }
     baseline = {"baseline": f"{_display(s)}, {s.spec().text}, fresh agent per run"}
     return (
         head
@@ -142,7 +143,8 @@ def benchmark_toml(
     )
 
 
-def _check_benchmark(path: Path, settings: ExperimentSettings) -> None:
+def check_benchmark_file(path: Path, tests: Sequence[str]) -> None:
+    """Check that ``path`` is a similarity ``benchmark.toml`` declaring every one of ``tests``."""
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -153,12 +155,36 @@ def _check_benchmark(path: Path, settings: ExperimentSettings) -> None:
             hint="write the bundle into a similarity benchmark folder",
         )
     declared = {t.get("id") for t in data.get("similarity", {}).get("tests", [])}
-    missing = [t for t in settings.tests if t not in declared]
+    missing = [t for t in tests if t not in declared]
     if missing:
         raise UsageError(
             f"{path} does not declare the test(s) {', '.join(missing)}",
             hint="add them to [similarity].tests or choose another benchmark",
         )
+
+
+def check_out(out: Path, force: bool) -> Path:
+    """Check the bundle folder ``out`` and return its benchmark folder.
+
+    Raises
+    ------
+    UsageError
+        If the bundle or benchmark folder name is not an id, or ``out`` holds files and
+        ``force`` is not set.
+    """
+    bench_dir = out.resolve().parent
+    if not re.match(r"^[a-z0-9][a-z0-9._-]{0,63}$", out.resolve().name) or not re.match(
+        r"^[a-z0-9][a-z0-9._-]{0,63}$", bench_dir.name
+    ):
+        raise UsageError(
+            f"{out}: bundle and benchmark folder names must be ids",
+            hint="lower-case letters, digits, '.', '_' and '-'",
+        )
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} is a file", hint="give a folder for the bundle")
+    if out.exists() and any(out.iterdir()) and not force:
+        raise UsageError(f"{out} already holds files", hint="choose a new folder or --force")
+    return bench_dir
 
 
 @dataclass(frozen=True)
@@ -191,19 +217,10 @@ def run_and_write(
     """
     today = today or dt.date.today()
     settings.spec()
-    bench_dir = out.resolve().parent
-    if not re.match(r"^[a-z0-9][a-z0-9._-]{0,63}$", out.name) or not re.match(
-        r"^[a-z0-9][a-z0-9._-]{0,63}$", bench_dir.name
-    ):
-        raise UsageError(
-            f"{out}: bundle and benchmark folder names must be ids",
-            hint="lower-case letters, digits, '.', '_' and '-'",
-        )
-    if out.exists() and any(out.iterdir()) and not force:
-        raise UsageError(f"{out} already holds files", hint="choose a new folder or --force")
+    bench_dir = check_out(out, force)
     bench_file = bench_dir / "benchmark.toml"
     if bench_file.exists():
-        _check_benchmark(bench_file, settings)
+        check_benchmark_file(bench_file, settings.tests)
     result = run_experiment(settings, executor=executor, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
     written = []

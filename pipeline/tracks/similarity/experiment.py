@@ -362,3 +362,33 @@ def settings_from_manifest(path: Path) -> ExperimentSettings:
 def today() -> dt.date:
     """Return today's date (a function so tests can pin it)."""
     return dt.date.today()
+
+
+def experiment_from_manifest(path: Path) -> tuple[str, Any]:
+    """Read ``[similarity.experiment]`` and return ``(kind, settings)`` of any experiment.
+
+    ``kind`` is ``aiq-families`` (no ``experiment`` key: the tables written before the suites
+    existed), ``classification`` or ``gym``; ``settings`` is an :class:`ExperimentSettings` or a
+    :class:`pipeline.tracks.similarity.suites.SuiteSettings`.
+    """
+    import tomllib
+
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise UsageError(f"{path}: cannot read settings ({exc})") from None
+    sim = data.get("similarity", {})
+    exp = sim.get("experiment") if isinstance(sim, dict) else None
+    if not isinstance(exp, dict):
+        raise UsageError(
+            f"{path} has no [similarity.experiment] table",
+            hint="give a manifest written by gmeter similarity run",
+        )
+    kind = exp.get("experiment", "aiq-families")
+    if kind == "aiq-families":
+        return kind, ExperimentSettings.from_dict(
+            {k: v for k, v in exp.items() if k != "experiment"}
+        )
+    from pipeline.tracks.similarity.suites import SuiteSettings
+
+    return str(kind), SuiteSettings.from_dict(exp)

@@ -1,4 +1,4 @@
-"""Pereyda & Holder's published Tables 1-3 as *reported* similarity bundles.
+r"""Pereyda & Holder's published Tables 1-3 as *reported* similarity bundles.
 
 The paper gives the baseline network's accuracy on each image test alone (Table 1, our V_A and
 V_B) and the similarity S of each pair (Tables 2 and 3), but not the merged accuracy V_AB. For
@@ -73,7 +73,9 @@ def read_matrix(text: str) -> dict[tuple[str, str], float]:
     return out
 
 
-def reported_runs(accuracy: Mapping[str, float], matrix: Mapping[tuple[str, str], float]) -> list[ReportedPair]:
+def reported_runs(
+    accuracy: Mapping[str, float], matrix: Mapping[tuple[str, str], float]
+) -> list[ReportedPair]:
     """Every published pair with ``V_A``, ``V_B`` from Table 1 and the implied ``V_AB``."""
     out = []
     for (a, b), s in matrix.items():

@@ -319,7 +319,9 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
             charts["similarity_heatmap"] += board.matrix_records(bundle.id, who, cfg, bool(source))
             charts["similarity_map"] += board.map_records(bundle.id, who, cfg)
             charts["similarity_flags"] += board.flag_records(bundle.id, who, cfg)
-            charts["similarity_suites"].append(board.suite_record(bundle.id, who, cfg, bool(source)))
+            charts["similarity_suites"].append(
+                board.suite_record(bundle.id, who, cfg, bool(source))
+            )
             if published_rows and not source:
                 charts["similarity_vs_published"] += board.versus_published(
                     bundle.id, who, cfg, published_rows
