@@ -131,12 +131,18 @@ def run_cmd(
     ],
     out: Annotated[Path, typer.Option("--out", help="Bundle folder to write.")],
     episode_length: Annotated[
-        int, typer.Option("--episode-length", "-l", min=1, help="Cycles per run.")
+        int,
+        typer.Option("--episode-length", "-l", min=1, max=10_000_000, help="Cycles per run."),
     ] = 1000,
     samples: Annotated[
-        int, typer.Option("--samples", "-s", min=2, help="Runs in total (2 per program).")
+        int,
+        typer.Option(
+            "--samples", "-s", min=2, max=10_000_000, help="Runs in total (2 per program)."
+        ),
     ] = 10_000,
-    seed: Annotated[int, typer.Option("--seed", min=0, help="Root seed of every run.")] = 1,
+    seed: Annotated[
+        int, typer.Option("--seed", min=0, max=2**64 - 1, help="Root seed of every run.")
+    ] = 1,
     traces: Annotated[
         bool, typer.Option("--traces", help="Log every run's actions (makes it verifiable).")
     ] = False,
@@ -249,9 +255,13 @@ def compare_cmd(
         str, typer.Option("--agent", help="First agent (as for run, gym: and cmdbatch: too).")
     ],
     agent_b: Annotated[str, typer.Option("--versus", help="Second agent.")],
-    episode_length: Annotated[int, typer.Option("--episode-length", "-l", min=1)] = 1000,
-    samples: Annotated[int, typer.Option("--samples", "-s", min=2, help="Runs per agent.")] = 2000,
-    seed: Annotated[int, typer.Option("--seed", min=0)] = 1,
+    episode_length: Annotated[
+        int, typer.Option("--episode-length", "-l", min=1, max=10_000_000)
+    ] = 1000,
+    samples: Annotated[
+        int, typer.Option("--samples", "-s", min=2, max=10_000_000, help="Runs per agent.")
+    ] = 2000,
+    seed: Annotated[int, typer.Option("--seed", min=0, max=2**64 - 1)] = 1,
     benchmark: Annotated[Path | None, typer.Option("--benchmark", help="AIQ benchmark.")] = None,
     executor: ExecutorOpt = "local",
     workers: WorkersOpt = None,

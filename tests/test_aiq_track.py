@@ -270,3 +270,43 @@ def test_compare_and_sample_commands(bench: Path, tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert (tmp_path / "s" / "programs.csv.gz").is_file()
     assert "30 programs accepted" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("edit", "field", "message"),
+    [
+        (("samples = 200", "samples = 18446744073709551616"), "samples",
+         "is 18446744073709551616, outside 2..10000000"),
+        (("episode_length = 100", "episode_length = -5"), "episode_length", "outside 1..10000000"),
+        (("discount = 1.0", "discount = nan"), "discount", "finite"),
+        (("seed = 3", "seed = 3.5"), "seed", "whole number"),
+        (("max_steps = 1000", "max_steps = 1000000000"), "max_steps", "outside 1..1000000"),
+        (("[result]", "bogus = 1\n[result]"), "bogus", "not a known field"),
+        (("[result]", "[result]\npairs = -1"), "result.pairs", "outside"),
+    ],
+)  # fmt: skip
+def test_log_numbers_have_domains(bench: Path, edit, field: str, message: str) -> None:
+    import shutil
+
+    dst = bench.parent / f"dom-{field}"
+    shutil.rmtree(dst, ignore_errors=True)
+    shutil.copytree(bench / "freq-bundle", dst)
+    log = (dst / "aiq.toml").read_text()
+    if field == "result.pairs":
+        log = "\n".join(x for x in log.splitlines() if not x.startswith("pairs ="))
+    assert edit[0] in log
+    (dst / "aiq.toml").write_text(log.replace(edit[0], edit[1], 1))
+    b, bi = bundle_input(dst), bench_input(bench)
+    problems = [p for p in TRACK.validate_bundle(b, bi) if p.field == field]
+    assert problems and message in problems[0].message and problems[0].file.endswith("aiq.toml")
+    rec = TRACK.score(bi, [b], ScoreContext())  # never a scoring failure: a note instead
+    assert not rec.rows and any(field in n for n in rec.notes)
+
+
+def test_benchmark_settings_have_domains() -> None:
+    from pydantic import ValidationError
+
+    for bad in ({"work_tape_len": 10**9}, {"samples": 2**64}, {"discount": float("nan")},
+                {"episode_lengths": [0]}, {"max_steps": 10**7}, {"sampler_seed": 2**64}):
+        with pytest.raises(ValidationError):
+            AIQBenchmarkSettings.model_validate(bad)
