@@ -16,9 +16,11 @@ Chart names and record shapes (every number finite or ``null``):
 ``similarity_map``
     ``{bundle, system, config, test, x, y, explained}``: MDS coordinates.
 ``similarity_flags``
+    ``{"flags": [records]}`` (a table, wrapped so generic drawers skip it), records
     ``{bundle, system, config, pair, status, reason, v_a, v_b, v_ab}``: every pair whose ``S``
     is not a sufficient agent's (insufficient, undefined), the board's warning list.
 ``similarity_suites``
+    ``{"suites": [records]}`` (a table), records
     ``{bundle, system, config, tests, n_pairs, n_flagged, diversity, ci_low, ci_high,
     reported}``: one summary per matrix.
 ``similarity_published``

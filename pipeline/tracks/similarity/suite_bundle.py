@@ -46,8 +46,8 @@ at ±1), and the map and diversity of the suite. digits-inverted and digits-rota
 images as digits under a known transformation.
 
 What it does not show: similarity for other agents or training budgets, or the paper's image \
-data sets. Note that a merged test has min(|A|, |B|) elements, so each test contributes fewer \
-training examples than alone: even two unrelated tests then score S > 0. Rerun any bundle with \
+data sets. The merged test has min(|A|, |B|) elements; with alone = {alone} V_A and V_B are \
+measured on {alone_text}. Rerun any bundle with \
 `gmeter similarity run --from submissions/{bench}/<bundle>/submission.toml --out DIR`.
 """,
     "gym": """\
@@ -64,15 +64,28 @@ the larger action space (a mod n in the smaller). {seeds} replicates give the in
 What it shows: which environments share enough structure in this encoding that training on \
 both costs little (S near 0) and which interfere (S near 1), the pairs on which the baseline is \
 insufficient (flagged), and the suite's map and diversity. What it does not show: similarity \
-for a deep agent (the paper's network) or other budgets; a merged run spends the same budget on \
-two environments, which alone pushes S above 0. Rerun any bundle with \
+for a deep agent (the paper's network) or other budgets. With alone = {alone} V_A and V_B are \
+measured on {alone_text}. Rerun any bundle with \
 `gmeter similarity run --from submissions/{bench}/<bundle>/submission.toml --out DIR`.
 """,
 }
 
 
+ALONE = {
+    ("classification", "matched"): "exactly the elements the merge drew from each test, so an "
+    "unrelated pair scores S = 0 at p = 0.5",
+    ("classification", "whole"): "each whole test (the paper's choice), so the smaller share "
+    "each test has in a merge also counts as interference",
+    ("gym", "matched"): "each environment's share of the merged step budget, so an unrelated "
+    "pair scores S = 0 at p = 0.5",
+    ("gym", "whole"): "the whole budget per environment (the paper's choice), so the halved "
+    "budget of a merge also counts as interference",
+}
+
+
 def _fmt(d: dict[str, Any]) -> dict[str, Any]:
     out = dict(d)
+    out["alone_text"] = ALONE[(d["experiment"], d["alone"])]
     out["tests"] = ", ".join(d["tests"])
     out["p"] = ", ".join(f"{x:g}" for x in d["p"])
     if "hidden" in d:

@@ -327,7 +327,10 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                     bundle.id, who, cfg, published_rows
                 )
     for name, data in charts.items():
-        if data or name in ("similarity_heatmap", "similarity_map"):
+        if name in ("similarity_flags", "similarity_suites"):
+            # tables, not plots: wrapped so that a generic chart drawer finds nothing to draw
+            result.charts[name] = {name.removeprefix("similarity_"): data}
+        elif data or name in ("similarity_heatmap", "similarity_map"):
             result.charts[name] = data
     if published_rows:
         result.charts["similarity_published"] = board.published_matrix(published_rows)
