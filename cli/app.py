@@ -36,6 +36,12 @@ class _GmeterGroup(TyperGroup):
 
             print_error(exc)
             raise typer.Exit(exc.exit_code) from None
+        except OSError as exc:
+            # A full disk, a read-only or vanished output folder, a permission: one line.
+            from cli.render_errors import print_os_error
+
+            print_os_error(exc)
+            raise typer.Exit(1) from None
 
 
 app = typer.Typer(
@@ -100,8 +106,16 @@ def main() -> None:
     Click handles usage errors itself (exit 2); a :class:`~pipeline.errors.GmeterError`
     raised by a command is printed without a traceback and exits with its own code.
     """
+    import signal
+
     from pipeline.errors import GmeterError
 
+    def terminated(signum: int, frame: Any) -> None:
+        raise _Terminated()
+
+    # SIGTERM (a CI cancel, `kill`) unwinds like Ctrl-C: executors stop their workers and
+    # temporary folders are removed, instead of the process vanishing mid-write.
+    signal.signal(signal.SIGTERM, terminated)
     try:
         app()
     except GmeterError as exc:
@@ -109,6 +123,18 @@ def main() -> None:
 
         print_error(exc)
         sys.exit(exc.exit_code)
+    except _Terminated:
+        err_console.print("error: terminated (nothing half-written was kept)")
+        sys.exit(143)
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    except OSError as exc:
+        from cli.render_errors import print_os_error
+
+        print_os_error(exc)
+        sys.exit(1)
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so every ``finally`` and ``with`` block runs."""

@@ -56,10 +56,15 @@ def _convention(value: str) -> str:
 
 
 def _read_json(path: Path) -> Any:
+    from pipeline.bundles import MAX_FILE_BYTES
     from pipeline.errors import GmeterError
+    from pipeline.limits import loads_bounded
 
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise GmeterError(f"{path} is over {MAX_FILE_BYTES // 2**20} MiB",
+                              hint="a flow program is far smaller")
+        return loads_bounded(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:
         raise GmeterError(f"cannot read {path}: {exc}") from exc
     except ValueError as exc:
@@ -138,7 +143,7 @@ def delta_cmd(
         return
     if a is None or b is None:
         raise UsageError("give two flow files (or --pairs FILE)")
-    from pipeline.metrics.gindex.delta import delta_timed
+    from pipeline.metrics.gindex.delta import DeltaTooLarge, delta_timed
     from pipeline.metrics.gindex.flows import FlowError
 
     try:
@@ -146,6 +151,9 @@ def delta_cmd(
     except FlowError as exc:
         raise GmeterError(str(exc), hint="the flow must be a list of node objects with ids") \
             from exc
+    except DeltaTooLarge as exc:
+        raise GmeterError(f"{a.name} vs {b.name}: {exc}",
+                          hint="Δ ≤ 1 is the only bound gmeter gives for such a pair") from exc
     if not res.exact:
         info("warning: the clique search hit its budget; Δ is an upper bound")
     if as_json:
@@ -159,6 +167,7 @@ def delta_cmd(
 def _delta_pairs(path: Path, conv: str, executor: str, workers: int | None,
                  scheduler: str | None) -> None:
     from pipeline.errors import GmeterError
+    from pipeline.limits import loads_bounded
     from pipeline.metrics.gindex.delta import pair_record
 
     text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
@@ -168,7 +177,7 @@ def _delta_pairs(path: Path, conv: str, executor: str, workers: int | None,
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = loads_bounded(line)
             if not isinstance(rec, dict) or "a" not in rec or "b" not in rec:
                 raise ValueError('a line needs "id", "a" and "b"')
         except ValueError as exc:

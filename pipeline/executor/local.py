@@ -25,9 +25,48 @@ from pipeline.executor.base import (
 from pipeline.executor.chunks import _ChunkResult, _drive, _Lost, _Packed, _run_packed
 
 
-def _init_worker(env: dict[str, str]) -> None:
+def _proc_start(pid: int) -> str | None:
+    """The start time of process ``pid`` (Linux ``/proc``), ``None`` when it is gone or a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = stat[stat.rfind(")") + 2:].split()
+    if not fields or fields[0] in ("Z", "X"):
+        return None
+    return fields[19] if len(fields) > 19 else "?"
+
+
+def _watch_driver(pid: int, started: str | None) -> None:
+    """End this worker as soon as the driver process is gone.
+
+    A driver killed with ``SIGKILL`` cannot stop its workers, and a worker forked by the fork
+    server is not its child (``PR_SET_PDEATHSIG`` would wait for the fork server). A daemon
+    thread polls the driver once a second (its pid *and* start time, so a reused pid is not
+    mistaken for it) and exits the worker, mid-chunk if need be: no orphan outlives a killed
+    ``gmeter score``. Without ``/proc`` the workers stop at their next chunk instead.
+    """
+    import threading
+    import time
+
+    if started is None:
+        return
+
+    def watch() -> None:
+        while True:
+            time.sleep(1.0)
+            if _proc_start(pid) != started:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="gmeter-driver-watch", daemon=True).start()
+
+
+def _init_worker(env: dict[str, str], driver: int = 0, started: str | None = None) -> None:
     import signal
 
+    if driver:
+        _watch_driver(driver, started)
     # Ctrl-C reaches the whole process group: the driver handles it and stops the workers,
     # so a worker ignores it (otherwise every idle worker prints a KeyboardInterrupt trace).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -84,7 +123,7 @@ class LocalProcessExecutor(_Base):
                 max_workers=self.workers,
                 mp_context=mp.get_context(self.start_method),
                 initializer=_init_worker,
-                initargs=(WORKER_ENV,),
+                initargs=(WORKER_ENV, os.getpid(), _proc_start(os.getpid())),
             )
         return self._pool
 
