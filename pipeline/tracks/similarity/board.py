@@ -23,6 +23,10 @@ Chart names and record shapes (every number finite or ``null``):
     ``{"suites": [records]}`` (a table), records
     ``{bundle, system, config, tests, n_pairs, n_flagged, diversity, ci_low, ci_high,
     reported}``: one summary per matrix.
+``similarity_sweep``
+    ``{"sweep": [records]}``, records ``{bundle, system, agent, p, pair, v_a, v_b, v_ab,
+    similarity, status}``: one per pair and configuration of a bundle with several
+    configurations (the paper's Fig. 2, V against network size, and Fig. 3, V_AB against p).
 ``similarity_published``
     ``{row, col, similarity, source}``: the published matrix (both triangles, diagonal 1).
 ``similarity_vs_published``
@@ -173,4 +177,28 @@ def versus_published(
                     "published": published[key],
                 }
             )
+    return out
+
+
+def sweep_records(bundle: str, system: str, cfg: ConfigResult) -> list[dict[str, Any]]:
+    """Return the ``similarity_sweep`` records of one configuration (one per pair)."""
+    out = []
+    for pr in cfg.pairs:
+        pt = pr.estimate.point
+        if pr.first == pr.second:
+            continue
+        out.append(
+            {
+                "bundle": bundle,
+                "system": system,
+                "agent": cfg.config.agent,
+                "p": cfg.config.p,
+                "pair": pr.key,
+                "v_a": _num(pt.v_a),
+                "v_b": _num(pt.v_b),
+                "v_ab": _num(pt.v_ab),
+                "similarity": _num(pt.value),
+                "status": pt.status,
+            }
+        )
     return out

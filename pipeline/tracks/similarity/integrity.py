@@ -36,7 +36,10 @@ def repeated_runs(ctx: IntegrityContext) -> Iterator[Finding]:
         )
         if repeated:
             yield Finding(
-                "warning", "repeated-runs", ctx.where(t, RUNS), "v_a, v_b, v_ab",
+                "warning",
+                "repeated-runs",
+                ctx.where(t, RUNS),
+                "v_a, v_b, v_ab",
                 f"different seeds give identical values for {listing(sorted(set(repeated)))}",
                 "keep one row per distinct run: copying a seed's row does not add evidence",
             )

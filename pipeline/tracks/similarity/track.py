@@ -235,7 +235,7 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     )
     charts: dict[str, list[dict[str, Any]]] = {
         k: [] for k in ("similarity_heatmap", "similarity_map", "similarity_flags",
-                        "similarity_suites", "similarity_vs_published")
+                        "similarity_suites", "similarity_vs_published", "similarity_sweep")
     }  # fmt: skip
     published_rows = _published_rows(bench)
     suffixes = _agent_labels(bundles)
@@ -322,14 +322,17 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
             charts["similarity_suites"].append(
                 board.suite_record(bundle.id, who, cfg, bool(source))
             )
+            if many:
+                charts["similarity_sweep"] += board.sweep_records(bundle.id, who, cfg)
             if published_rows and not source:
                 charts["similarity_vs_published"] += board.versus_published(
                     bundle.id, who, cfg, published_rows
                 )
     for name, data in charts.items():
-        if name in ("similarity_flags", "similarity_suites"):
+        if name in ("similarity_flags", "similarity_suites", "similarity_sweep"):
             # tables, not plots: wrapped so that a generic chart drawer finds nothing to draw
-            result.charts[name] = {name.removeprefix("similarity_"): data}
+            if data or name != "similarity_sweep":
+                result.charts[name] = {name.removeprefix("similarity_"): data}
         elif data or name in ("similarity_heatmap", "similarity_map"):
             result.charts[name] = data
     if published_rows:
