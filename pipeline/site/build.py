@@ -85,10 +85,42 @@ def _check_out(out: Path) -> None:
             )
 
 
+def _sweep_stale(out: Path) -> None:
+    """Remove work folders left by builds that were killed (``kill -9`` skips ``finally``).
+
+    Each build's folder carries its process id (``.public.build-<pid>-…``); a folder whose
+    process is gone is removed, one of a build still running (a concurrent build) is kept.
+    """
+    import re
+
+    pattern = re.compile(rf"^\.{re.escape(out.name)}\.(build|old)-(\d+)-")
+    for p in out.parent.iterdir():
+        m = pattern.match(p.name)
+        if not m or not p.is_dir() or p.is_symlink():
+            continue
+        pid = int(m.group(2))
+        if pid == os.getpid():
+            continue
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            shutil.rmtree(p, ignore_errors=True)
+            continue
+        except OSError:
+            continue  # another user's process: leave its folder
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                zombie = b") Z " in fh.read()
+        except OSError:
+            zombie = False
+        if zombie:
+            shutil.rmtree(p, ignore_errors=True)
+
+
 def _swap(tmp: Path, out: Path) -> None:
     """Move the finished site into place (two renames on one file system)."""
     if out.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-{os.getpid()}-", dir=out.parent))
         old.rmdir()
         os.replace(out, old)
         try:
@@ -173,7 +205,8 @@ def build_site(
     out = Path(out).resolve()
     _check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-", dir=out.parent))
+    _sweep_stale(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-{os.getpid()}-", dir=out.parent))
     try:
         with open_store(Path(db_path), read_only=True) as store:
             snapshot = read_snapshot(store)
