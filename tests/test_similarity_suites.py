@@ -247,3 +247,37 @@ def test_cartpole_controller_balances() -> None:
     assert x.shape == (50, 4) and set(y.tolist()) <= {0, 1}
     x2, y2 = cartpole_passive(50, seed=1)
     assert np.array_equal(x, x2) and np.array_equal(y, y2)
+
+
+# ----------------------------------------------------------------------------- CLI
+def test_cli_gym_run_show_and_rerun(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    runner = CliRunner()
+    out = tmp_path / "bench" / "q"
+    args = ["similarity", "run", "--experiment", "gym", "--tests", "CartPole-v1,FrozenLake-v1",
+            "--seeds", "1", "--steps", "400", "--eval-episodes", "2", "--executor", "inprocess",
+            "--out", str(out)]  # fmt: skip
+    res = runner.invoke(app, args)
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(io.StringIO((out / "runs.csv").read_text())))
+    assert len(rows) == 1 and all(0.0 <= float(rows[0][k]) <= 1.0 for k in ("v_a", "v_b", "v_ab"))
+    shown = runner.invoke(app, ["similarity", "show", str(out / "runs.csv"), "--format", "csv"])
+    assert shown.exit_code == 0
+    assert shown.stdout.splitlines()[0] == "test_a,test_b,p,similarity,dissimilarity,sufficient"
+    again = tmp_path / "bench" / "q2"
+    res = runner.invoke(app, ["similarity", "run", "--from", str(out / "submission.toml"),
+                              "--executor", "inprocess", "--out", str(again)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert (again / "runs.csv").read_text() == (out / "runs.csv").read_text()
+    wrong = runner.invoke(
+        app,
+        ["similarity", "run", "--from", str(out / "submission.toml"),
+         "--experiment", "classification", "--out", str(tmp_path / "x")],
+    )  # fmt: skip
+    assert wrong.exit_code != 0 and "records a gym experiment" in wrong.output
+    bad = runner.invoke(app, ["similarity", "run", "--experiment", "gym", "--hidden", "8",
+                              "--out", str(tmp_path / "bench" / "y")])  # fmt: skip
+    assert bad.exit_code != 0 and "--hidden" in bad.output
