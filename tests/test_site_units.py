@@ -352,3 +352,94 @@ def test_check_site_finds_every_kind_of_broken_link(tmp_path: Path) -> None:
         ]
     )
     assert {b.reason for b in broken} >= {"missing file", "missing #fragment"}
+
+
+# --------------------------------------------------------------------------- spec fields
+
+
+def _encoded_fields(node: object, data: str | None, out: dict[str, set[str]]) -> None:
+    """Collect, per named data set, every field a (layered) spec's encodings read."""
+    if isinstance(node, list):
+        for v in node:
+            _encoded_fields(v, data, out)
+        return
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("data"), dict) and "name" in node["data"]:
+        data = node["data"]["name"]
+    if "transform" in node:
+        return  # derived fields (filters only here) are not read from the records
+    enc = node.get("encoding")
+    if isinstance(enc, dict) and data:
+        for channel in enc.values():
+            for c in channel if isinstance(channel, list) else [channel]:
+                if isinstance(c, dict) and isinstance(c.get("field"), str):
+                    out.setdefault(data, set()).add(c["field"])
+    for k, v in node.items():
+        if k in ("layer", "hconcat", "vconcat", "concat", "spec"):
+            _encoded_fields(v, data, out)
+
+
+def _assert_fields_present(spec: dict) -> None:
+    fields: dict[str, set[str]] = {}
+    _encoded_fields(spec, None, fields)
+    assert fields, "no encodings found"
+    for name, wanted in fields.items():
+        for rec in spec["datasets"][name]:
+            missing = wanted - set(rec)
+            assert not missing, (name, missing, rec)
+
+
+def test_every_chart_kind_has_every_field_it_encodes() -> None:
+    from pipeline.site import charts as ch
+
+    made = [
+        ch.interval_chart(
+            "i",
+            [
+                {"entry": "R2D2", "collection": "ALE", "value": 1.0, "low": 0.5, "high": 1.0,
+                 "value_text": "1", "interval": "[0.5, 1]", "group": "1",
+                 "tied": "tied with the leader"},
+                {"entry": "APE-X", "value": 0.9, "low": 0.8, "high": 0.95, "value_text": "0.9",
+                 "interval": "", "group": "1", "tied": "tied with the leader"},
+            ],
+            title="t", x=("capability", ""), what="w",
+        ),
+        ch.line_chart("l", [{"x": "2024-01-01", "y": 1.0, "label": "a"},
+                            {"x": "2024-02-01", "y": 2.0}],
+                      title="t", x=("date", ""), y=("y", ""), what="w", temporal=True,
+                      draw_labels=True),
+        ch.line_chart("b", [{"x": 1, "y": 1.0, "low": 0.5, "high": 1.5, "series": "s"},
+                            {"x": 10, "y": 2.0, "series": "s"}],
+                      title="t", x=("x", ""), y=("y", ""), what="w", log_x=True),
+        ch.scatter_chart("s", [{"x": 1, "y": 2, "series": "gpt2", "size": 3},
+                               {"x": 2, "y": 1, "label": "b", "size": 1}],
+                         title="t", x=("x", ""), y=("y", ""), size=("g", ""), labels=True,
+                         curves=[{"curve": "c", "x": 0, "y": 0, "end": True}]),
+        ch.heatmap_chart("h", (["a", "b"], ["a", "b"]), [[1, 0.5], [0.5, 1]],
+                         title="t", value=("S", "")),
+        ch.bar_chart("r", [{"label": "a", "value": 1, "value_text": "1"}], title="t",
+                     category="c", value=("v", "")),
+    ]
+    made += track_charts("a", "generality_acc",
+                         {"curves": [{"agent": "a", "x": [0, 1], "psi": [1, 0]}]})
+    made += track_charts("c", "generality_capability_spread", {
+        "points": [{"agent": "a", "capability": 1, "spread": 0.5, "normalised_generality": 0.2}],
+        "isometrics": {"capability": [0, 1, 2], "constant": [0, 0.5, 0], "maximum": [0, 1, 0]}})
+    made += track_charts("m", "similarity_map", [{"test": "A", "x": 0.1, "y": 0.2},
+                                                 {"test": "B", "x": -0.1, "y": 0.0}])
+    made += track_charts("e", "aiq_vs_episode_length", [
+        {"agent": "q", "episode_length": 100, "aiq": 10, "ci_low": 9, "ci_high": 11},
+        {"agent": "q", "episode_length": 1000, "aiq": 12}])
+    made += track_charts("g", "gindex_published", [
+        {"system": "gpt2-345m-2", "companion": 7955, "paper": 7900},
+        {"system": "gpt2-1-5b-1", "companion": 6464, "paper": 6400}])
+    made += track_charts("z", "brand_new_bubbles", {
+        "records": [
+            {"system": "a", "x": 1, "y": 2, "g": 3},
+            {"system": "b", "x": 2, "y": 1, "g": 4},
+        ],
+        "size": {"field": "g", "label": "g-index"}})
+    assert len(made) >= 12
+    for c in made:
+        _assert_fields_present(c.spec)

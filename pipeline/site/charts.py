@@ -307,6 +307,8 @@ def line_chart(
     """
     x_title, y_title = axis_title(*x), axis_title(*y)
     has_series = any("series" in r for r in records)
+    if has_series:
+        records = [{**r, "series": str(r.get("series", ""))} for r in records]
     labelled = any("label" in r for r in records)
     n_series = len({r.get("series") for r in records}) if has_series else 1
     alt_text = f"{what} ({len(records)} points" + (
@@ -428,6 +430,8 @@ def scatter_chart(
         {**r, "label": short(str(r.get("label") or r.get("series") or ""))} for r in records
     ]
     color = any("series" in r for r in records)
+    if color:  # a point without a series would be drawn as "undefined" in the legend
+        records = [{**r, "series": str(r.get("series") or r["label"])} for r in records]
     alt_text = (
         f"Scatter plot of {y[0]} against {x[0]} for {len(records)} entries"
         + (f", bubble size {size[0]}" if size else "")

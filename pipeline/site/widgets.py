@@ -56,14 +56,19 @@ def blocks(
     specs: list[ch.ChartSpec], page_path: str, base: str, files: list[SpecFile]
 ) -> tuple[ChartBlock, ...]:
     """Chart blocks for a page, recording each spec and its drawn SVGs next to the page."""
+    from pipeline.errors import BuildError
     from pipeline.site import svgrender
 
     res = []
-    for i, c in enumerate(specs):
+    for c in specs:
+        try:
+            wide = svgrender.render(c.spec, svgrender.WIDE)
+            narrow = svgrender.render(c.spec, svgrender.NARROW)
+        except BuildError:
+            continue  # a chart Vega cannot draw (odd new chart data) is left out, never fatal
+        i = len(res)
         spath = f"{base}{c.key}.vl.json"
         files.append(SpecFile(spath, c.spec))
-        wide = svgrender.render(c.spec, svgrender.WIDE)
-        narrow = svgrender.render(c.spec, svgrender.NARROW)
         files.append(SpecFile(f"{base}{c.key}.svg", None, wide.text))
         files.append(SpecFile(f"{base}{c.key}.narrow.svg", None, narrow.text))
         res.append(
