@@ -36,18 +36,39 @@ def _num(v: float | None) -> float | str | None:
 
 def export_data(store: Store, dest: Path) -> list[str]:
     """Publish a compact copy of the DuckDB file and one Parquet + one CSV per table/view."""
-    from pipeline.store import compact_copy
-
     dest.mkdir(parents=True, exist_ok=True)
-    try:
-        compact_copy(store.path, dest / "gmeter.duckdb")
-    except Exception:  # a DuckDB without COPY FROM DATABASE: ship the file as it is
-        shutil.copyfile(store.path, dest / "gmeter.duckdb")
+    _publish_duckdb(Path(store.path), dest / "gmeter.duckdb")
     names = store.table_names()
     for name in names:
         store.export_table(name, dest / f"{name}.parquet", "parquet")
         store.export_table(name, dest / f"{name}.csv", "csv")
     return names
+
+
+def _publish_duckdb(src: Path, target: Path) -> None:
+    """Write a compacted copy of the store to ``target``.
+
+    DuckDB does not write the same bytes twice, so the compacted file is cached by the SHA-256
+    of the store (next to the chart cache): building twice from one store publishes identical
+    bytes. Any failure falls back to copying the store as it is.
+    """
+    from pipeline.site.assets import cache_dir
+    from pipeline.store import compact_copy
+
+    key = sha256_file(src)[:32]
+    folder = cache_dir() / "duckdb"
+    cached = folder / f"{key}.duckdb"
+    try:
+        if not cached.is_file():
+            folder.mkdir(parents=True, exist_ok=True)
+            for old in folder.glob("*.duckdb"):  # keep one: the store only moves forward
+                old.unlink(missing_ok=True)
+            tmp = folder / f"{key}.{os.getpid()}.tmp"
+            compact_copy(src, tmp)
+            os.replace(tmp, cached)
+        shutil.copyfile(cached, target)
+    except Exception:  # no cache folder, or a DuckDB without COPY FROM DATABASE
+        shutil.copyfile(src, target)
 
 
 def write_raw_files(store: Store, site: Site, root: Path) -> int:

@@ -59,7 +59,7 @@ def blocks(
     from pipeline.errors import BuildError
     from pipeline.site import svgrender
 
-    res = []
+    res: list[ChartBlock] = []
     for c in specs:
         try:
             wide = svgrender.render(c.spec, svgrender.WIDE)
