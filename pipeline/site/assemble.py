@@ -135,7 +135,7 @@ def interval_note(track: str, manifest: object) -> str:
             "of the antithetic pairs."
         )
     if track == "similarity":
-        return f"Intervals: {pct} intervals over independent seeds, clipped to S's range [−1, 1]."
+        return f"Intervals: {pct} intervals over independent seeds (S lies in [−1, 1])."
     return f"Intervals: {pct}, as computed by the {track} track."
 
 
