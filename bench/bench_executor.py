@@ -28,10 +28,10 @@ from pipeline.executor import (
     LocalProcessExecutor,
     _pack,
     _run_packed,
-    derive_rng,
 )
 from pipeline.metrics.gindex.delta import delta_value
 from pipeline.metrics.gindex.flows import NormalFlow, normalise_flow
+from pipeline.metrics.seeds import derive_rng
 
 ROOT = 20211
 N_ITEMS = 40 if quick() else 1600  # workload items per map
