@@ -93,7 +93,7 @@ def test_vector_env_equals_single_envs_with_autoreset() -> None:
     assert trunc[0] and term[2]
     obs, rew, term, trunc, _ = vec.step(np.zeros(4, np.int64))  # NEXT_STEP autoreset
     assert rew.tolist() == [0.0] * 4 and obs.tolist() == [2, 2, 2, 2]
-    with pytest.raises(ValueError, match="not in 0..4"):
+    with pytest.raises(ValueError, match=r"not in 0\.\.4"):
         vec.step(np.full(4, 9))
 
 
