@@ -47,7 +47,10 @@ def test_filled_generality_scaffold_validates(subs):
     [sub, resp] = sorted(p for p in scaffold(subs, "generality", "gen-mini/new-one")
                          if p.suffix in (".toml", ".csv"))[::-1]
     _fill_toml(sub)
-    resp.write_text("agent,item,value\nZed,i1,1\nZed,i2,0\n")
+    items = (subs / "gen-mini" / "reference" / "items.csv").read_text().split()[1:]
+    # a generality bundle answers every item of the benchmark (issue 13: no cherry-picking)
+    rows = [f"Zed,{line.split(',')[0]},{i % 2}" for i, line in enumerate(items)]
+    resp.write_text("agent,item,value\n" + "\n".join(rows) + "\n")
     assert collect([subs / "gen-mini"]).errors == []
 
 
