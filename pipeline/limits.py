@@ -72,6 +72,17 @@ def bad_text(s: str) -> str:
     return ""
 
 
+def printable(s: str) -> str:
+    r"""``s`` with every character :func:`bad_text` refuses written as ``\uXXXX``.
+
+    For echoing hostile keys and names in messages without handing a terminal its escapes.
+    """
+    if _SAFE_ASCII.match(s) and "\n" not in s and "\r" not in s:
+        return s
+    return "".join(f"\\u{ord(ch):04x}" if ord(ch) in _BAD or ch in "\r\n" or
+                   0xD800 <= ord(ch) <= 0xDFFF else ch for ch in s)
+
+
 def bad_name(s: str) -> str:
     """Why ``s`` may not be a display name (``""`` when it may).
 
@@ -191,7 +202,7 @@ def json_nesting(data: bytes | str) -> int:
     """Deepest ``[``/``{`` nesting of JSON text, strings skipped (no recursion)."""
     import numpy as np
 
-    raw = data.encode("utf-8", "surrogateescape") if isinstance(data, str) else data
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
     if raw.count(b"[") + raw.count(b"{") <= MAX_NESTING:
         return raw.count(b"[") + raw.count(b"{")
     bare = _JSON_STRING.sub(b"", raw)
@@ -235,7 +246,7 @@ def value_problems(file: str, value: Any, *, prefix: str = "") -> list[Problem]:
     out: list[Problem] = []
     try:
         for path, leaf in walk(value):
-            where = f"{prefix}.{path}" if prefix and path else (prefix or path or "-")
+            where = printable(f"{prefix}.{path}" if prefix and path else (prefix or path or "-"))
             why = ""
             for part in re.split(r"[.\[]", path):
                 why = bad_text(part)
@@ -273,6 +284,15 @@ def _finite_float(text: str) -> float:
     return v
 
 
+def _checked_object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json`` hook: object keys obey the same character rules as strings."""
+    for key, _ in pairs:
+        why = bad_text(key)
+        if why:
+            raise ValueError(f"the key {key[:20]!r} {why}")
+    return dict(pairs)
+
+
 def loads_bounded(text: str) -> Any:
     """Parse strict JSON text, bounded before parsing.
 
@@ -291,7 +311,8 @@ def loads_bounded(text: str) -> Any:
     if depth > MAX_NESTING:
         raise ValueError(f"nests {depth} levels deep, more than {MAX_NESTING}")
     try:
-        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float)
+        value = json.loads(text, parse_constant=_reject_constant, parse_float=_finite_float,
+                           object_pairs_hook=_checked_object)
     except RecursionError as exc:  # pragma: no cover - the nesting check comes first
         raise ValueError("nests too deep") from exc
     for path, leaf in walk(value):

@@ -24,11 +24,18 @@ from pipeline.bundles import (
     read_folder,
 )
 from pipeline.errors import GmeterError, Problem, UsageError, ValidationFailed
-from pipeline.limits import cap_per_file, gzip_problem, skeleton
+from pipeline.limits import (
+    MAX_PROBLEMS_PER_FILE,
+    bad_text,
+    cap_per_file,
+    gzip_problem,
+    printable,
+    skeleton,
+)
 from pipeline.manifest import bad_id, load_benchmark_manifest, load_submission_manifest
 from pipeline.tracks import TRACK_NAMES, get_track
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
-from pipeline.tracks.filecheck import iter_json_problems
+from pipeline.tracks.filecheck import CONTROL_FIX, iter_json_problems
 
 
 @dataclass
@@ -90,6 +97,53 @@ def gzip_problems(fs: FileSet) -> list[Problem]:
     return out
 
 
+def csv_problems(fs: FileSet) -> list[Problem]:
+    """A problem for every CSV/TSV cell with a control or invisible character (every track).
+
+    The text is scanned first (fast); only a file that holds such a character is parsed to
+    name the line and column. At most :data:`~pipeline.limits.MAX_PROBLEMS_PER_FILE` per file.
+    """
+    import csv
+    import io
+
+    out: list[Problem] = []
+    for p in sorted(fs.files):
+        low = p.lower()
+        if not low.endswith((".csv", ".tsv")):
+            continue
+        try:
+            text = bytes(fs.files[p]).decode("utf-8")
+        except UnicodeDecodeError:
+            continue  # read_folder reports the encoding
+        if not bad_text(text.lstrip("\ufeff")):
+            continue
+        reader = csv.reader(io.StringIO(text.lstrip("\ufeff"), newline=""),
+                            delimiter="\t" if low.endswith(".tsv") else ",")
+        header: list[str] = []
+        found = 0
+        try:
+            for row in reader:
+                for i, cell in enumerate(row):
+                    why = bad_text(cell)
+                    if not why:
+                        continue
+                    found += 1
+                    if found > MAX_PROBLEMS_PER_FILE:
+                        break
+                    if not header:
+                        field = "header"
+                        why = f"a column name {why}"
+                    else:
+                        col = header[i].strip() if i < len(header) else f"column {i + 1}"
+                        field = f"line {reader.line_num}: {printable(col)}"
+                    out.append(Problem(fs.where(p), field, why, CONTROL_FIX))
+                if not header:
+                    header = row
+        except csv.Error:
+            continue  # the track's reader reports malformed CSV
+    return out
+
+
 def _default_settings(track: str | None, which: str) -> dict[str, Any] | None:
     """A track's settings with every default (to check content when the manifest is bad)."""
     if track is None:
@@ -138,6 +192,7 @@ def load_bundle(
     fs = FileSet(label, files)
     problems += json_problems(fs)
     problems += gzip_problems(fs)
+    problems += csv_problems(fs)
     chash = content_hash(files)
     bundle_input = None
     if manifest is not None:
@@ -182,6 +237,7 @@ def load_benchmark(
     problems += read.problems
     problems += json_problems(FileSet(label, read.files))
     problems += gzip_problems(FileSet(label, read.files))
+    problems += csv_problems(FileSet(label, read.files))
     manifest, settings, mprobs = load_benchmark_manifest(
         f"{label}/benchmark.toml", read.files.get("benchmark.toml", b""), path.name
     )

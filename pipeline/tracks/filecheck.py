@@ -19,6 +19,8 @@ from pipeline.errors import Problem
 from pipeline.limits import MAX_CELL_INT, MAX_CSV_COLUMNS, bad_text, cap_per_file, loads_bounded
 from pipeline.tracks.base import FileSet
 
+CONTROL_FIX = "remove the control or invisible character (write plain text)"
+
 
 @dataclass(frozen=True)
 class Column:
@@ -151,7 +153,7 @@ def check_csv(
     for h in header:
         if bad_text(h):
             problems.append(Problem(where, "header", f"a column name {bad_text(h)}",
-                                    "use plain column names"))
+                                    CONTROL_FIX))
             continue
         if h in seen:
             problems.append(Problem(where, f"header: {h}", "column appears twice", "keep one"))
@@ -209,7 +211,8 @@ def check_csv(
                                 where,
                                 f"line {lineno}: {name}",
                                 err,
-                                "correct the value (numbers must be finite)",
+                                CONTROL_FIX if "control or invisible" in err
+                                else "correct the value (numbers must be finite)",
                             )
                         )
                 row[name] = value
