@@ -237,7 +237,8 @@ def walk(value: Any, limit: int = MAX_NESTING) -> Iterator[tuple[str, Any]]:
             yield path, v
 
 
-def value_problems(file: str, value: Any, *, prefix: str = "") -> list[Problem]:
+def value_problems(file: str, value: Any, *, prefix: str = "",
+                   max_int: int = MAX_INT) -> list[Problem]:
     """Every string with a control character, non-finite float or huge integer in ``value``.
 
     Keys are checked like strings. The walk is iterative and stops (one problem) beyond
@@ -257,8 +258,9 @@ def value_problems(file: str, value: Any, *, prefix: str = "") -> list[Problem]:
                 why = bad_text(leaf)
             elif not why and isinstance(leaf, bool):
                 pass
-            elif not why and isinstance(leaf, int) and abs(leaf) > MAX_INT:
-                why = f"is {leaf:.3e}, beyond the largest accepted integer 2^53"
+            elif not why and isinstance(leaf, int) and abs(leaf) > max_int:
+                limit = "2^53" if max_int == MAX_INT else f"{max_int:.3e}"
+                why = f"is {leaf:.3e}, beyond the largest accepted integer {limit}"
             elif not why and isinstance(leaf, float) and not math.isfinite(leaf):
                 why = "is NaN or infinite"
             if why:

@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.errors import Problem
-from pipeline.limits import MAX_NESTING, bad_name, toml_nesting, value_problems
+from pipeline.limits import MAX_INT, MAX_NESTING, bad_name, toml_nesting, value_problems
 from pipeline.tracks import TRACK_NAMES, get_track
 
 ID_PATTERN = r"^[a-z0-9]([a-z0-9._-]{0,62}[a-z0-9_-])?$"
@@ -121,7 +121,8 @@ MAX_MANIFEST_BYTES = 1024 * 1024
 """Largest manifest (``benchmark.toml``, ``submission.toml``, ``releases.toml``: 1 MiB)."""
 
 
-def parse_toml(file: str, data: bytes) -> tuple[dict[str, Any] | None, list[Problem]]:
+def parse_toml(file: str, data: bytes, *, max_int: int = MAX_INT,
+               max_bytes: int | None = None) -> tuple[dict[str, Any] | None, list[Problem]]:
     """Parse TOML bytes; return (mapping or None, problems).
 
     Bounded before parsing: at most :data:`MAX_MANIFEST_BYTES` and
@@ -129,9 +130,10 @@ def parse_toml(file: str, data: bytes) -> tuple[dict[str, Any] | None, list[Prob
     parsing, every string, key and number is checked (:func:`pipeline.limits.value_problems`:
     control characters, NaN/inf, integers beyond 2^53); any such problem rejects the file.
     """
-    if len(data) > MAX_MANIFEST_BYTES:
+    limit = MAX_MANIFEST_BYTES if max_bytes is None else max_bytes
+    if len(data) > limit:
         return None, [Problem(file, "size", f"is {len(data):,} bytes, over the "
-                              f"{MAX_MANIFEST_BYTES // 1024} KiB limit of a manifest",
+                              f"{limit // 1024} KiB limit of a manifest",
                               "keep long texts in a separate file")]
     try:
         text = data.decode("utf-8")
@@ -151,7 +153,7 @@ def parse_toml(file: str, data: bytes) -> tuple[dict[str, Any] | None, list[Prob
     except (RecursionError, MemoryError, ValueError) as exc:
         return None, [Problem(file, "syntax", f"TOML cannot be read ({type(exc).__name__})",
                               "simplify the file")]
-    bad = value_problems(file, parsed)
+    bad = value_problems(file, parsed, max_int=max_int)
     if bad:
         return None, bad
     return parsed, []

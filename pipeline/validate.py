@@ -97,6 +97,25 @@ def gzip_problems(fs: FileSet) -> list[Problem]:
     return out
 
 
+def toml_problems(fs: FileSet) -> list[Problem]:
+    """Problems of every ``.toml`` data file besides the manifest (every track gets them).
+
+    The bounded reader of the manifests applies (nesting, control characters, NaN/inf),
+    with integers up to 2^64 − 1 (a seed), so no track's own TOML reader meets a hostile file.
+    """
+    from pipeline.bundles import MAX_FILE_BYTES
+    from pipeline.limits import MAX_CELL_INT
+    from pipeline.manifest import parse_toml
+
+    out: list[Problem] = []
+    for p in sorted(fs.files):
+        if p.lower().endswith(".toml") and p not in ("submission.toml", "benchmark.toml"):
+            _, probs = parse_toml(fs.where(p), bytes(fs.files[p]), max_int=MAX_CELL_INT,
+                                  max_bytes=MAX_FILE_BYTES)
+            out += [q for q in probs if q.field != "encoding"]
+    return out
+
+
 def csv_problems(fs: FileSet) -> list[Problem]:
     """A problem for every CSV/TSV cell with a control or invisible character (every track).
 
@@ -193,6 +212,7 @@ def load_bundle(
     problems += json_problems(fs)
     problems += gzip_problems(fs)
     problems += csv_problems(fs)
+    problems += toml_problems(fs)
     chash = content_hash(files)
     bundle_input = None
     if manifest is not None:
@@ -238,6 +258,7 @@ def load_benchmark(
     problems += json_problems(FileSet(label, read.files))
     problems += gzip_problems(FileSet(label, read.files))
     problems += csv_problems(FileSet(label, read.files))
+    problems += toml_problems(FileSet(label, read.files))
     manifest, settings, mprobs = load_benchmark_manifest(
         f"{label}/benchmark.toml", read.files.get("benchmark.toml", b""), path.name
     )

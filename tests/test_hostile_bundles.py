@@ -281,6 +281,13 @@ CASES: list[Hostile] = [
     C("deep json in the benchmark's reference",
       lambda r: write(r / GEN / "reference" / "extra.json", "[" * 800 + "]" * 800),
       "gen-mini/reference/extra.json", "line 1", "nests 800 levels deep", GEN),
+    C("deep data TOML in a bundle", lambda r: write(r / GEN / "alpha" / "log.toml",
+                                                    "x = " + "[" * 400 + "]" * 400 + "\n"),
+      "alpha/log.toml", "syntax", "nests 400 levels deep", ALPHA),
+    C("NUL in a data TOML", lambda r: write(r / GEN / "alpha" / "log.toml", 'x = "a\\u0000"\n'),
+      "alpha/log.toml", "x", "U+0000", ALPHA),
+    C("nan in a data TOML", lambda r: write(r / GEN / "alpha" / "log.toml", "x = nan\n"),
+      "alpha/log.toml", "x", "NaN or infinite", ALPHA),
     # ------------------------------------------------------------------ CSV cells
     C("NUL in a cell", lambda r: edit(resp(r), "A1,i2,1", "A\x001,i2,1"),
       "alpha/responses.csv", "line 3: agent", "U+0000", ALPHA),

@@ -775,7 +775,7 @@ def open_store(path: Path, *, read_only: bool = False, create: bool = True) -> I
         con = duckdb.connect(str(path), read_only=read_only)
     except duckdb.Error as exc:
         raise StoreError(
-            f"cannot open the store {path}: {exc}",
+            f"cannot open the store {path}: {_one_line(exc)}",
             hint="is another gmeter writing to it? Otherwise pass --db with another file",
         ) from exc
     store = Store(con, path, read_only)
@@ -785,8 +785,16 @@ def open_store(path: Path, *, read_only: bool = False, create: bool = True) -> I
         elif store.schema_version() == 0:
             raise StoreError(f"{path} is not a gmeter store", hint="run `gmeter ingest` first")
         yield store
+    except duckdb.Error as exc:
+        # A full disk, a read-only folder, a file damaged underneath: one clear line. The
+        # transaction of the bundle being written was rolled back; earlier ones are kept.
+        raise StoreError(f"the store {path} failed: {_one_line(exc)}",
+                         hint="check free disk space and that the folder is writable") from exc
     finally:
-        store.close()
+        try:
+            store.close()
+        except duckdb.Error:
+            pass  # closing after a failure: the error above is the one to report
 
 
 def compact_copy(src: Path, dest: Path) -> None:

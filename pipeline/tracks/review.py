@@ -19,7 +19,6 @@ import csv
 import datetime as dt
 import hashlib
 import io
-import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -287,20 +286,25 @@ def to_date(s: Any) -> dt.date | None:
 
 def read_json(fs: FileSet, path: str) -> Any:
     """Return the parsed JSON, or ``None``."""
+    from pipeline.limits import loads_bounded
+
     try:
-        return json.loads(fs.files[path].decode("utf-8"))
+        return loads_bounded(fs.files[path].decode("utf-8"))
     except (KeyError, UnicodeDecodeError, ValueError):
         return None
 
 
 def read_toml(fs: FileSet, path: str) -> dict[str, Any] | None:
     """Return the parsed TOML, or ``None``."""
-    import tomllib
+    from pipeline.bundles import MAX_FILE_BYTES
+    from pipeline.limits import MAX_CELL_INT
+    from pipeline.manifest import parse_toml
 
-    try:
-        return tomllib.loads(fs.files[path].decode("utf-8"))
-    except (KeyError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    if path not in fs.files:
         return None
+    parsed, _ = parse_toml(fs.where(path), bytes(fs.files[path]), max_int=MAX_CELL_INT,
+                           max_bytes=MAX_FILE_BYTES)
+    return parsed
 
 
 def flat(mapping: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:

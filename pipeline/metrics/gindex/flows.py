@@ -240,6 +240,8 @@ def load_flow(obj: Any) -> list[Any]:
             obj = json.loads(obj)
         except ValueError as exc:
             raise FlowError(f"the flow string is not JSON ({exc})") from exc
+        except RecursionError as exc:
+            raise FlowError("the flow string nests too deep to be a program") from exc
     if isinstance(obj, dict) and "flow" in obj:
         return load_flow(obj["flow"])
     if not isinstance(obj, list):
