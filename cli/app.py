@@ -20,6 +20,10 @@ from cli.context import STATE, err_console
 from pipeline import __version__
 
 
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread so every ``finally`` and ``with`` block runs."""
+
+
 class _GmeterGroup(TyperGroup):
     """Map :class:`~pipeline.errors.GmeterError` to its exit code inside click.
 
@@ -42,6 +46,9 @@ class _GmeterGroup(TyperGroup):
 
             print_os_error(exc)
             raise typer.Exit(1) from None
+        except _Terminated:
+            err_console.print("error: terminated (workers stopped, nothing half-written kept)")
+            raise typer.Exit(143) from None
 
 
 app = typer.Typer(
@@ -135,6 +142,3 @@ def main() -> None:
         print_os_error(exc)
         sys.exit(1)
 
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised in the main thread so every ``finally`` and ``with`` block runs."""
