@@ -42,6 +42,9 @@ PRIMARY = {
     "aiq": "aiq",
     "similarity": "similarity",
 }
+STEP_AGENT = (2, 0)
+"""(bundle, agent) of the generality agent with a step curve (spread 2.861e-06, marked)."""
+STEP_SPREAD = 2.86102294921875e-06
 TESTS = ["CartPole", "MountainCar", "Acrobot"]
 PAIRS = [f"{a}|{b}" for k, a in enumerate(TESTS) for b in TESTS[k + 1 :]]
 
@@ -106,6 +109,8 @@ def _values(
     if track == "generality":
         cap = 0.2 + 0.1 * ((i + agent) % 7) + 0.01 * j
         spread = 0.0 if (i, agent) == (1, 1) else 0.05 + 0.02 * ((i * 3 + agent) % 5)
+        if (i, agent) == STEP_AGENT:  # a perfect scorer: the padded pipeline's float artefact
+            spread = STEP_SPREAD
         gen = math.inf if spread == 0 else 1.0 / spread
         return {
             "capability": (cap, None, None),
@@ -202,6 +207,32 @@ def _charts(track: str, bundles: list[int], j: int) -> dict[str, Any]:
                 for a in range(3)
             ],
             "mystery": {"not": "drawable"},
+            "generality_psychometric": {
+                "fa": {"status": "too_small", "message": "too small for factor analysis"},
+                "what_generality_adds": "generality describes each agent",
+            },
+            "generality_psychometric_loadings": {
+                "title": "First-factor loadings (minres): mean 0.3",
+                "value": {"label": "loading", "unit": ""},
+                "records": [
+                    {"item": f"IT{k}", "loading": 0.1 * k - 0.15} for k in range(1, 8)
+                ],
+            },
+            "generality_psychometric_irt": {
+                "title": "2PL IRT difficulty against the benchmark's difficulty",
+                "x": {"field": "difficulty", "label": "benchmark difficulty", "unit": ""},
+                "y": {"field": "irt_difficulty", "label": "2PL IRT difficulty", "unit": "logits"},
+                "records": [
+                    {
+                        "item": f"IT{k}",
+                        "difficulty": 0.2 * k,
+                        "irt_difficulty": 0.5 * k - 1.0,
+                        "discrimination": 1.0,
+                        "mean_response": 1 - 0.1 * k,
+                    }
+                    for k in range(1, 8)
+                ],
+            },
         }
     if track == "aiq":
         return {
@@ -238,6 +269,29 @@ def _charts(track: str, bundles: list[int], j: int) -> dict[str, Any]:
     return {
         "similarity_heatmap": heat,
         "similarity_map": pts,
+        "similarity_sweep": {
+            "sweep": [
+                {
+                    "bundle": "b0000",
+                    "system": _system("similarity-demo", 0),
+                    "agent": f"mlp-{w}",
+                    "p": p,
+                    "pair": pair,
+                    "similarity": None if (w, p, pair) == (8, 0.9, PAIRS[0]) else 0.8 - p / 2,
+                    "status": "ok",
+                }
+                for w in (8, 16)
+                for p in (0.1, 0.5, 0.9)
+                for pair in PAIRS
+            ]
+        },
+        "similarity_published": [
+            {"row": a, "col": b, "similarity": 1.0 if a == b else 0.3, "source": "paper"}
+            for a in TESTS
+            for b in TESTS
+        ],
+        "similarity_flags": {"flags": []},
+        "similarity_suites": {"suites": []},
         "legacy_matrix": {
             "labels": TESTS,
             "matrix": [[1.0, 0.5, 0.2], [0.5, 1.0, 0.4], [0.2, 0.4, 1.0]],
@@ -317,7 +371,7 @@ def make_store(
                                 "ci_high": hi,
                                 "rank": rank,
                                 "verified": i % 4 != 3,
-                                "details": None,
+                                "details": _details(track, i, name, metric),
                             }
                         )
                 store.replace_scores(
@@ -347,6 +401,19 @@ def make_store(
                 _put_benchmark(store, "aiq-demo", "aiq", "1.1.0")  # scores are now stale
                 _put_bundle(store, "generality-demo", 0, _hash("generality-demo", 0, "v9"))
     return path
+
+
+def _details(track: str, i: int, agent: str, metric: str) -> dict[str, Any] | None:
+    """The generality track's step marks for :data:`STEP_AGENT` (as the track writes them)."""
+    if track != "generality" or (i, agent) != (STEP_AGENT[0], f"agent-{STEP_AGENT[1]}"):
+        return None
+    step = {"where": "all_solved", "spread": STEP_SPREAD, "tolerance": 1e-5}
+    note = "perfect score (every item solved): S = 0 and Γ = ∞ by convention"
+    shown = {"spread": 0.0, "generality": "inf"}.get(metric)
+    d: dict[str, Any] = {"status": "ok", "step": step}
+    if shown is not None:
+        d["display"] = {"value": shown, "label": "step", "note": note}
+    return d
 
 
 def _put_benchmark(store: Any, bid: str, track: str, version: str) -> None:

@@ -413,3 +413,103 @@ def test_cli_build(site: Path, tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     assert (tmp_path / "cli-site" / "index.html").exists()
+
+
+# --------------------------------------------------------------------------- issue 14, second pass
+
+
+def test_new_chart_kinds_are_drawn(site: Path) -> None:
+    gen = doc(site, "benchmarks/generality-demo/index.html")
+    keys = {m["data-spec-href"] for m in gen.mounts}
+    assert {
+        "t-generality-psychometric-loadings.vl.json",
+        "t-generality-psychometric-irt.vl.json",
+    } <= keys
+    assert "t-generality-psychometric.vl.json" not in keys  # a summary: in the run notes
+    sim = doc(site, "benchmarks/similarity-demo/index.html")
+    keys = {m["data-spec-href"] for m in sim.mounts}
+    assert {
+        "t-similarity-sweep.vl.json",
+        "t-similarity-sweep-2.vl.json",
+        "t-similarity-published.vl.json",
+    } <= keys
+    assert not {"t-similarity-flags.vl.json", "t-similarity-suites.vl.json"} & keys
+    assert any("Published similarity" in h for h in sim_titles(site))
+
+
+def sim_titles(site: Path) -> list[str]:
+    import re
+
+    page = (site / "benchmarks/similarity-demo/index.html").read_text(encoding="utf-8")
+    return re.findall(r'<h3 class="chart-title">([^<]*)</h3>', page)
+
+
+def test_capability_chart_tells_bundles_apart(site: Path) -> None:
+    spec = json.loads(
+        (site / "benchmarks/generality-demo/t-generality-capability-spread.vl.json").read_text()
+    )
+    points = spec["datasets"]["values"]
+    assert {p["series"] for p in points} == {f"b{i:04d}" for i in range(5)}
+    text = json.dumps(spec)
+    assert '"shape"' in text and '"legend"' in text
+    svg = (site / "benchmarks/generality-demo/t-generality-capability-spread.svg").read_text()
+    assert "b0000" in svg and "b0004" in svg  # the legend is drawn
+
+
+def test_step_curve_is_shown_by_its_convention(site: Path) -> None:
+    from site_fixtures import STEP_SPREAD
+
+    page = (site / "benchmarks/generality-demo/index.html").read_text(encoding="utf-8")
+    d = Doc(page)
+    row = next(r for r in d.rows["lb"] if "agent-0" in r[2] and "Cygnus" in r[2])
+    heads = ["rank", "group", "who", "capability", "spread", "generality"]
+    cells = dict(zip(heads, (c.strip() for c in row), strict=False))
+    assert cells["spread"] == "0 step" and cells["generality"] == "∞ step"
+    assert repr(STEP_SPREAD) in page  # the computed value, in the tooltip
+    assert "shown by the track's documented convention" in page
+    csv_text = (site / "benchmarks/generality-demo/scores.csv").read_text()
+    assert repr(STEP_SPREAD) in csv_text  # the download keeps the computed value
+    assert "2.861e-06" not in page.split('id="lb"')[1].split("</table>")[0].replace(
+        repr(STEP_SPREAD), ""
+    )
+
+
+def test_similarity_intervals_lie_in_range_and_contain_their_point(site: Path) -> None:
+    import re
+
+    pages = [site / "benchmarks/similarity-demo/index.html"]
+    pages += sorted((site / "systems").glob("*/index.html"))
+    num = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
+    cell = re.compile(rf"^({num})\s*\[({num}), ({num})\]$")
+    seen = 0
+    for p in pages:
+        d = Doc(p.read_text(encoding="utf-8"))
+        for table, rows in d.rows.items():
+            if not table.startswith("lb-"):
+                continue
+            for r in rows:
+                m = cell.match(" ".join(r[1].split()))
+                if m:
+                    v, lo, hi = map(float, m.groups())
+                    assert -1 <= lo <= v <= hi <= 1, (p, r)
+                    seen += 1
+    assert seen >= 3
+
+
+def test_former_system_addresses_redirect(site: Path) -> None:
+    from pipeline.site.redirects import former_slugs
+
+    for prefix in ("", "releases/2024.1/"):
+        old = site / prefix / "systems/atlas/index.html"
+        text = old.read_text(encoding="utf-8")
+        target = f"../{stable_slug('Atlas')}/"
+        assert f'content="0; url={target}"' in text
+        assert f'<link rel="canonical" href="{target}">' in text
+        assert '<meta name="robots" content="noindex">' in text
+        assert f'<a href="{target}">' in text
+        assert (old.parent / target / "index.html").resolve().is_file()
+        assert "data-pagefind-body" not in text
+    # a plain slug is its own page, and an ambiguous former slug gets no redirect
+    assert former_slugs({"atlas", "Atlas", "B c"}, {"atlas": "atlas", "Atlas": "atlas-1",
+                                                   "B c": "b-c-2"}) == {"b-c": "B c"}
+    assert former_slugs({"A b", "a-B"}, {"A b": "a-b-1", "a-B": "a-b-2"}) == {}

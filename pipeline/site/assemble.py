@@ -45,9 +45,15 @@ from pipeline.site.pages import (
     SubmitPage,
     VersionLink,
 )
-from pipeline.site.standings import CURRENT, Standing, fmt_interval, fmt_num, history, sparkline
+from pipeline.site.standings import (
+    CURRENT,
+    Standing,
+    fmt_num,
+    history,
+    sparkline,
+)
 from pipeline.site.systems import system_pages
-from pipeline.site.widgets import badges, blocks
+from pipeline.site.widgets import badges, blocks, score_cell
 
 
 def column(name: str) -> MetricColumn:
@@ -223,10 +229,7 @@ def benchmark_page(
         spark = sparkline([(v.name, r.value) for v, r in hist]) if len(hist) >= 2 else None
         sec = []
         for m in secondary:
-            r = e.metrics.get(m)
-            sec.append(
-                _cell(r.value if r else None, r.ci_low if r else None, r.ci_high if r else None)
-            )
+            sec.append(score_cell(e.metrics.get(m)))
         agent_path = agent_link(site, vd, bm, e.agent, name)
         rows.append(
             LeaderboardRow(
@@ -235,7 +238,7 @@ def benchmark_page(
                 Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name),
                 "" if e.agent == name else e.agent,
                 b.organisation if b else "",
-                _cell(e.primary.value, e.primary.ci_low, e.primary.ci_high),
+                score_cell(e.primary),
                 tuple(sec),
                 badges(site, vd, bm, e),
                 b.submitted.isoformat() if b and b.submitted else "",
@@ -259,7 +262,7 @@ def benchmark_page(
         b = site.bundle(bm.id, bundle, some.content_hash)
         name = b.system_name if b else bundle
         cells = tuple(
-            _cell(ms[m].value, ms[m].ci_low, ms[m].ci_high) if m in ms else Cell("—")
+            score_cell(ms[m]) if m in ms else Cell("—")
             for m in other_metrics
         )
         link = (
@@ -345,12 +348,9 @@ def benchmark_page(
             if ranked and len(st.entries) >= 2 and not full
             else None
         ),
+        marks=tuple(sorted({c.mark for r in rows for c in (r.score, *r.secondary) if c.mark})),
     )
     return Page(path, "benchmark.html", ctx)
-
-
-def _cell(v: float | None, lo: float | None, hi: float | None) -> Cell:
-    return Cell(fmt_num(v), fmt_interval(lo, hi))
 
 
 # --------------------------------------------------------------------------- other pages
@@ -589,6 +589,12 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
             pages.append(systems_index(site, vd, prefix, nav))
             if vd.version.is_release:
                 specs.append(SpecFile(f"{prefix}cite.bib", None, release_bib(site, vd)))
+    from pipeline.site.redirects import redirect_pages
+
+    built = {p.path for p in pages}
+    for vd in site.versions:
+        for prefix in [vd.prefix, *([""] if vd is site.latest and vd.prefix else [])]:
+            pages.extend(redirect_pages(vd, prefix, built))
     if site.latest is not None:
         pages.extend(global_pages(site, base))
         specs.append(SpecFile("CITATION.cff", None, citation_cff(site)))

@@ -354,6 +354,7 @@ def _scatter_template(
     curves: bool,
     labels: bool,
     temporal: bool,
+    shapes: bool = False,
 ) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     tips = [
@@ -376,7 +377,11 @@ def _scatter_template(
         enc["size"] = alt.Size("size:Q", title=size_title, scale=alt.Scale(range=[30, 900]))
         tips.append(alt.Tooltip("size:Q", title=size_title, format=NUM_FORMAT))
     if color:
-        enc["color"] = alt.Color("series:N", title=None, sort=None)
+        legend = alt.Legend(orient="bottom", direction="vertical") if shapes else alt.Undefined
+        enc["color"] = alt.Color("series:N", title=None, sort=None, legend=legend)
+        if shapes:  # the same field: one legend with both colour and shape
+            enc["shape"] = alt.Shape("series:N", title=None, sort=None, legend=legend)
+            tips.insert(1, alt.Tooltip("series:N", title="bundle"))
     layers: list[Any] = []
     if curves:
         cbase = alt.Chart(alt.Data(name="curves"))
@@ -393,9 +398,12 @@ def _scatter_template(
             .mark_text(align="left", dx=5, dy=-4, fontSize=10, color="#64748b")
             .encode(x="x:Q", y="y:Q", text="curve:N")
         )
-    layers.append(
-        base.mark_circle(opacity=0.8, stroke="#1e293b", strokeWidth=0.5).encode(**enc, tooltip=tips)
+    mark = (
+        base.mark_point(filled=True, size=60, opacity=0.85, stroke="#1e293b", strokeWidth=0.5)
+        if shapes
+        else base.mark_circle(opacity=0.8, stroke="#1e293b", strokeWidth=0.5)
     )
+    layers.append(mark.encode(**enc, tooltip=tips))
     if labels:
         layers.append(
             base.mark_text(align="left", dx=7, fontSize=10, color="#334155").encode(
@@ -417,11 +425,14 @@ def scatter_chart(
     what: str = "",
     labels: bool = False,
     temporal: bool = False,
+    shapes: bool = False,
 ) -> ChartSpec:
     """Points ``x`` vs ``y``, optionally sized, coloured by ``series``, labelled, with curves.
 
     ``records``: ``label, x, y`` (+ ``size``, ``series``); ``curves``: ``curve, x, y, end``
-    (``end`` marks where a curve's name is written).
+    (``end`` marks where a curve's name is written). ``shapes`` gives each ``series`` its own
+    shape as well as its colour (one legend, readable without colour) and names the series
+    in the tooltip and the data table.
     """
     x_title, y_title = axis_title(*x), axis_title(*y)
     s_title = axis_title(*size) if size else ""
@@ -439,9 +450,14 @@ def scatter_chart(
         + "."
     )
     cols = [("label", "entry"), ("x", x_title), ("y", y_title)]
+    shapes = shapes and color
+    if shapes:
+        cols.insert(1, ("series", "bundle"))
     if size:
         cols.append(("size", s_title))
-    tmpl = _scatter_template(x_title, y_title, s_title, color, curves is not None, labels, temporal)
+    tmpl = _scatter_template(
+        x_title, y_title, s_title, color, curves is not None, labels, temporal, shapes
+    )
     extra = {"curves": curves} if curves is not None else {}
     return _make(key, title, alt_text, tmpl, records, cols, extra=extra)
 

@@ -97,6 +97,10 @@ class ScoreRecord:
     rank: int | None
     verified: bool
     code_version: str
+    display: Any = None
+    """The track's ``details.display`` (``{"value", "label", "note"}``): the value a board
+    shows by the track's documented convention instead of ``value`` (e.g. a step curve's
+    spread 0 for a float artefact); ``value`` stays the computed number (tooltip, downloads)."""
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,8 @@ class Cell:
     text: str
     interval: str = ""
     title: str = ""
+    mark: str = ""
+    """A short word after the number when it follows a documented convention (``step``)."""
 
 
 @dataclass(frozen=True)
@@ -393,6 +399,8 @@ class BenchmarkPage:
     groups: tuple[RowGroup, ...] = ()
     full: bool = False
     compare: Link | None = None
+    marks: tuple[str, ...] = ()
+    """The convention marks shown in the table (e.g. ``step``), explained under it."""
 
 
 @dataclass(frozen=True)
@@ -501,6 +509,15 @@ class NotFoundPage:
 
 
 @dataclass(frozen=True)
+class RedirectPage:
+    """A former address of a page: a meta refresh, a canonical and a plain link, noindex."""
+
+    title: str
+    name: str
+    target: str
+
+
+@dataclass(frozen=True)
 class IndexLine:
     """A line of the systems index: a page and what it holds."""
 
@@ -590,6 +607,7 @@ PageContext = (
     | ReleasesPage
     | AboutPage
     | NotFoundPage
+    | RedirectPage
     | SystemsIndexPage
     | AgentPage
     | SubmitPage

@@ -112,6 +112,42 @@ def fmt_interval(low: float | None, high: float | None) -> str:
     return f"[{fmt_num(low)}, {fmt_num(high)}]"
 
 
+def _conventional(rec: ScoreRecord) -> tuple[float, str, str] | None:
+    """The (value, label, note) a track asks the board to show (``details.display``)."""
+    d = rec.display
+    if not isinstance(d, Mapping):
+        return None
+    raw = d.get("value")
+    if isinstance(raw, str) and raw in ("inf", "-inf"):
+        v = float(raw)
+    elif isinstance(raw, int | float) and not isinstance(raw, bool) and math.isfinite(raw):
+        v = float(raw)
+    else:
+        return None
+    label = str(d.get("label") or "")[:24]
+    note = str(d.get("note") or "")[:400]
+    return v, label, note
+
+
+def shown_value(rec: ScoreRecord | None) -> tuple[str, str, str]:
+    """``(text, mark, tooltip)`` of a score as a board shows it.
+
+    A track may mark a value with a documented convention (``details.display``, e.g. a step
+    curve's spread shown as 0 instead of a 2.9·10⁻⁶ float artefact): the board then shows
+    the convention with a short ``mark`` and puts the computed value in the tooltip; the
+    downloads keep the computed value.
+    """
+    if rec is None:
+        return "—", "", ""
+    conv = _conventional(rec)
+    if conv is None:
+        return fmt_num(rec.value), "", ""
+    v, label, note = conv
+    raw = "—" if rec.value is None else repr(rec.value)
+    tip = f"{note}. Computed value: {raw}" if note else f"Computed value: {raw}"
+    return fmt_num(v), label, tip
+
+
 def same_value(a: float | None, b: float | None) -> bool:
     """Equality where NaN equals NaN (a recomputed NaN is not a change)."""
     if a is None or b is None:

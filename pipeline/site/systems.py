@@ -14,19 +14,19 @@ from pipeline.site.pages import (
     Nav,
     Page,
     Provenance,
+    ScoreRecord,
     SpecFile,
     SystemEntry,
     SystemPage,
 )
-from pipeline.site.standings import Entry, fmt_interval, fmt_num, history
-from pipeline.site.widgets import badges, blocks
+from pipeline.site.standings import Entry, history
+from pipeline.site.widgets import badges, blocks, score_cell
 
 
-def _value(rec: object) -> str:
-    v = getattr(rec, "value", None)
-    text = fmt_num(v)
-    iv = fmt_interval(getattr(rec, "ci_low", None), getattr(rec, "ci_high", None))
-    return f"{text} {iv}" if iv else text
+def _value(rec: ScoreRecord | None) -> str:
+    c = score_cell(rec)
+    text = f"{c.text} ({c.mark})" if c.mark else c.text
+    return f"{text} {c.interval}" if c.interval else text
 
 
 def system_pages(
@@ -163,7 +163,7 @@ def agent_pages(
     every board of this version the agent appears on, with its score, interval, rank and tie
     group there, and every other metric.
     """
-    from pipeline.site.pages import AgentEntry, AgentPage, Cell
+    from pipeline.site.pages import AgentEntry, AgentPage
 
     found: dict[str, list[tuple[str, Entry, str]]] = defaultdict(list)
     for bm in vd.benchmarks:
@@ -196,7 +196,7 @@ def agent_pages(
                     Link(href(path, f"{prefix}benchmarks/{safe_segment(bid)}/"), bm.title),
                     sys_link,
                     metric_info(t.primary).label,
-                    Cell(fmt_num(p.value), fmt_interval(p.ci_low, p.ci_high)),
+                    score_cell(p),
                     str(e.rank or "—"),
                     str(e.group or "—"),
                     others,

@@ -19,6 +19,10 @@ from pipeline.site.charts import ChartSpec, fmt
 
 CURVE_LIMIT = 25
 GROUP_LIMIT = 4
+SERIES_LIMIT = 8
+"""Most bundles a capability chart tells apart by colour and shape (more: one colour)."""
+POINT_LABELS = 12
+"""Scatter charts with at most this many points write each point's name beside it."""
 
 
 def _is_num(v: Any) -> bool:
@@ -94,12 +98,26 @@ def _cap_spread(key: str, data: Any) -> list[ChartSpec]:
         for k, (x, y) in enumerate(zip(xs, ys, strict=False)):
             if _is_num(x) and _is_num(y):
                 curves.append({"curve": name, "x": x, "y": y, "end": k == len(xs) // 2})
+    # Several bundles (e.g. humans and machines, the paper's Fig. S11): colour and shape
+    # each point by its bundle, with a legend.
+    bundles = sorted({str(p.get("bundle") or "") for p in pts} - {""})
+    by_bundle = 2 <= len(bundles) <= SERIES_LIMIT
+
+    def points(field: str) -> Records:
+        out: Records = []
+        for p in pts:
+            if not (_is_num(p.get("capability")) and _is_num(p.get(field))):
+                continue
+            extra = {"series": str(p.get("bundle") or "")} if by_bundle else {}
+            out.append(
+                {"label": str(p.get("agent", "")), "x": p["capability"], "y": p[field], **extra}
+            )
+        return out
+
+    labels = len(pts) <= POINT_LABELS
+    legend = f"; colour and shape: bundle ({', '.join(bundles)})" if by_bundle else ""
     out = []
-    recs = [
-        _pt(str(p.get("agent", "")), p.get("capability"), p.get("spread"))
-        for p in pts
-        if _is_num(p.get("capability")) and _is_num(p.get("spread"))
-    ]
+    recs = points("spread")
     if recs:
         out.append(
             ch.scatter_chart(
@@ -110,14 +128,12 @@ def _cap_spread(key: str, data: Any) -> list[ChartSpec]:
                 y=("spread S", "difficulty units"),
                 curves=curves,
                 what="dashed curves are the isometrics of normalised generality (supplement "
-                "Figs. 4–5); points above the constant curve are abstruse",
+                "Figs. 4–5); points above the constant curve are abstruse" + legend,
+                labels=labels,
+                shapes=by_bundle,
             )
         )
-    recs = [
-        _pt(str(p.get("agent", "")), p.get("capability"), p.get("normalised_generality"))
-        for p in pts
-        if _is_num(p.get("capability")) and _is_num(p.get("normalised_generality"))
-    ]
+    recs = points("normalised_generality")
     if recs:
         out.append(
             ch.scatter_chart(
@@ -126,6 +142,9 @@ def _cap_spread(key: str, data: Any) -> list[ChartSpec]:
                 title="Capability vs normalised generality",
                 x=("capability Ψ", "difficulty units"),
                 y=("normalised generality γ", "−1–1"),
+                what=legend.removeprefix("; "),
+                labels=labels,
+                shapes=by_bundle,
             )
         )
     return out
@@ -158,11 +177,78 @@ def _evolution(key: str, data: Any) -> list[ChartSpec]:
 
 
 def _groups(rows: Records) -> dict[str, Records]:
+    """Rows by run (bundle · configuration), each bundle's main run first.
+
+    Only the first :data:`GROUP_LIMIT` are drawn, so every bundle gets one before any bundle
+    gets a second: its run at the paper's p = 0.5 when it has several (a sweep's other
+    runs are drawn by the sweep chart).
+    """
     out: dict[str, Records] = defaultdict(list)
+    bundle_of: dict[str, str] = {}
     for r in rows:
         label = " · ".join(str(r[k]) for k in ("bundle", "config") if r.get(k))
         out[label].append(r)
-    return dict(sorted(out.items()))
+        bundle_of[label] = str(r.get("bundle") or "")
+    firsts: dict[str, str] = {}
+    for label in sorted(out, key=lambda k: ("p=0.5" not in k, k)):
+        firsts.setdefault(bundle_of[label], label)
+    first = set(firsts.values())
+    order = sorted(out, key=lambda k: (k not in first, k))
+    return {k: out[k] for k in order}
+
+
+def _sim_sweep(key: str, data: Any) -> list[ChartSpec]:
+    """S against the merge proportion p, a line per pair, a chart per agent (Figs. 2–3)."""
+    rows = data.get("sweep") if isinstance(data, Mapping) else data
+    by_agent: dict[str, Records] = defaultdict(list)
+    for r in rows if isinstance(rows, list) else []:
+        if isinstance(r, Mapping) and _is_num(r.get("p")) and _is_num(r.get("similarity")):
+            label = " · ".join(str(r[k]) for k in ("bundle", "agent") if r.get(k))
+            by_agent[label].append(
+                {"x": r["p"], "y": r["similarity"], "series": str(r.get("pair", ""))}
+            )
+    out = []
+    for i, label in enumerate(sorted(by_agent)[:GROUP_LIMIT]):
+        recs = sorted(by_agent[label], key=lambda p: (p["series"], p["x"]))
+        out.append(
+            ch.line_chart(
+                f"{key}-{i + 1}" if i else key,
+                recs,
+                title="Similarity against the proportion p" + (f" — {label}" if label else ""),
+                x=("proportion p of test A in the merge", "0–1"),
+                y=("similarity S", "−1–1"),
+                what="S of each pair at each merge proportion p (Pereyda & Holder 2020, "
+                "Figs. 2–3); a line per pair",
+            )
+        )
+    return out
+
+
+def _sim_published(key: str, data: Any) -> list[ChartSpec]:
+    """The paper's own similarity matrix, on the same colour scale as the measured ones."""
+    rows = as_records(data) or []
+    r_l: list[str] = []
+    c_l: list[str] = []
+    cells: dict[tuple[str, str], Any] = {}
+    for r in rows:
+        a, b = str(r.get("row")), str(r.get("col"))
+        r_l += [a] if a not in r_l else []
+        c_l += [b] if b not in c_l else []
+        v = r.get("similarity")
+        cells[(a, b)] = v if _is_num(v) else None
+    if not cells:
+        return []
+    return [
+        ch.heatmap_chart(
+            key,
+            (r_l, c_l),
+            [[cells.get((a, b)) for b in c_l] for a in r_l],
+            title="Published similarity S(A, B) (Pereyda & Holder 2020)",
+            value=("similarity S", "−1–1"),
+            domain=(-1.0, 1.0),
+            axes=("test A", "test B"),
+        )
+    ]
 
 
 def _sim_heatmap(key: str, data: Any) -> list[ChartSpec]:
@@ -279,8 +365,11 @@ def _aiq_lengths(key: str, data: Any) -> list[ChartSpec]:
     ]
 
 
-SKIP = frozenset({"aiq_by_agent"})
-"""Chart data the built-in score chart already draws (AIQ with intervals per agent)."""
+SKIP = frozenset(
+    {"aiq_by_agent", "generality_psychometric", "similarity_flags", "similarity_suites"}
+)
+"""Chart data drawn elsewhere: the score chart (AIQ per agent), the run notes (the
+psychometric summary) and the tables (similarity flags and suite diversities)."""
 
 KNOWN: dict[str, Callable[[str, Any], list[ChartSpec]]] = {
     "aiq_vs_episode_length": _aiq_el,
@@ -291,6 +380,8 @@ KNOWN: dict[str, Callable[[str, Any], list[ChartSpec]]] = {
     "generality_evolution": _evolution,
     "similarity_heatmap": _sim_heatmap,
     "similarity_map": _sim_map,
+    "similarity_published": _sim_published,
+    "similarity_sweep": _sim_sweep,
 }
 """Chart names with a dedicated drawing; every other name uses :func:`generic_chart`."""
 

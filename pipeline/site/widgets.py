@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, VersionData, href
-from pipeline.site.pages import Badge, BenchmarkRow, ChartBlock, SpecFile
-from pipeline.site.standings import CURRENT, Entry
+from pipeline.site.pages import Badge, BenchmarkRow, Cell, ChartBlock, ScoreRecord, SpecFile
+from pipeline.site.standings import CURRENT, Entry, fmt_interval, shown_value
+
+
+def score_cell(rec: ScoreRecord | None) -> Cell:
+    """A score as a table cell: the shown value, its interval and any convention's mark."""
+    if rec is None:
+        return Cell("—")
+    text, mark, tip = shown_value(rec)
+    return Cell(text, fmt_interval(rec.ci_low, rec.ci_high), tip, mark)
 
 
 def badges(site: Site, vd: VersionData, bm: BenchmarkRow, e: Entry) -> tuple[Badge, ...]:

@@ -102,7 +102,7 @@ def read_snapshot(
     releases = tuple(ReleaseRow(r[0], r[1], r[2] or "", r[3] or "") for r in rows)
     _, rows = q(
         "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
-        "ci_high, rank, verified, code_version from scores "
+        "ci_high, rank, verified, code_version, json_extract(details, '$.display') from scores "
         "order by release, benchmark, bundle, agent, metric"
     )
     scores = tuple(
@@ -119,6 +119,7 @@ def read_snapshot(
             None if r[9] is None else int(r[9]),
             bool(r[10]),
             r[11] or "",
+            _loads(r[12]),
         )
         for r in rows
     )

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import ScoringError
+from pipeline.metrics.generality.fullstudy import PAD_WIDTH
 from pipeline.tracks.base import (
     BenchmarkInput,
     BundleInput,
@@ -31,9 +32,58 @@ from pipeline.tracks.generality.data import (
 )
 from pipeline.tracks.generality.settings import METRICS, BenchmarkSettings, settings_of
 
+STEP_SPREAD = PAD_WIDTH
+"""Spread below which a curve is a step at the method's resolution (10⁻⁵ difficulty units).
+
+The padded pipeline puts ramps 10⁻⁵ wide next to the data, so an agent that solves every
+item (or none) gets S = 10⁻⁵/√12 ≈ 2.9·10⁻⁶ and Γ ≈ 3.5·10⁵ instead of the step's S = 0 and
+Γ = ∞. The stored numbers stay those of the reference implementation; the rows carry a
+``step`` mark and a ``display`` value with the convention (docs/generality.md §1).
+"""
+
 
 def _finite(x: float) -> float | None:
     return float(x) if math.isfinite(x) else None
+
+
+def step_marks(spread: float, responses: np.ndarray) -> dict[str, Any] | None:
+    """Return the ``step`` detail of an agent whose spread is below :data:`STEP_SPREAD`.
+
+    ``{"where": "all_solved" | "none_solved" | "step", "spread": S, "tolerance": 1e-5}``:
+    ``all_solved`` when every attempted response is 1 (capability at the top of the
+    difficulty range), ``none_solved`` when every one is 0 (at the bottom), else ``step``.
+    ``None`` for any other agent (or an undefined spread).
+    """
+    if not (math.isfinite(spread) and 0.0 <= spread < STEP_SPREAD):
+        return None
+    seen = responses[~np.isnan(responses)]
+    where = "step"
+    if seen.size and bool(np.all(seen >= 1.0)):
+        where = "all_solved"
+    elif seen.size and bool(np.all(seen <= 0.0)):
+        where = "none_solved"
+    return {"where": where, "spread": spread, "tolerance": STEP_SPREAD}
+
+
+STEP_WORDS = {
+    "all_solved": "perfect score (every item solved)",
+    "none_solved": "no item solved",
+    "step": "a step curve",
+}
+
+
+def _display(metric: str, step: dict[str, Any]) -> dict[str, Any] | None:
+    """How the board shows a step agent's spread and generality (the raw value stays)."""
+    why = (
+        f"{STEP_WORDS[step['where']]}: the curve is a step, so S = 0 and Γ = ∞ by convention; "
+        f"the computed spread {step['spread']:.4g} is below the method's resolution "
+        f"{step['tolerance']:g} (the padded pipeline's ramps give 10⁻⁵/√12)"
+    )
+    if metric == "spread":
+        return {"value": 0.0, "label": "step", "note": why}
+    if metric == "generality":
+        return {"value": "inf", "label": "step", "note": why}
+    return None
 
 
 def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreContext) -> TrackResult:
@@ -114,6 +164,9 @@ def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
             details["missing_items"] = int(an.missing[j])
         if res.capability_ci is not None:
             details["bootstrap"] = {"replicates": s.bootstrap, "seed": seed}
+        step = step_marks(float(ind.spread[j]), np.asarray(an.points.responses[j], dtype=float))
+        if step is not None:
+            details["step"] = step
 
         def ci(interval: Any, j: int = j) -> tuple[float | None, float | None]:
             if interval is None:
@@ -132,5 +185,8 @@ def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
             d = dict(details)
             if math.isnan(v):
                 d["why"] = f"undefined ({ind.status[j]})"
+            shown = _display(metric, step) if step is not None else None
+            if shown is not None:
+                d["display"] = shown
             rows.append(ScoreRow(bundle, agent, metric, v, lo, hi, True, d))
     return rows
