@@ -213,3 +213,45 @@ def test_score_of_unknown_benchmark_or_release_is_a_usage_error(subs, db):
             score_all(s, benchmarks=["nosuch"])
         with pytest.raises(UsageError, match="r9"):
             score_all(s, releases=["r9"])
+
+
+def test_identical_bundles_in_two_benchmarks_are_recovered_separately(tmp_path):
+    """The ALE case: one bundle's files in two benchmarks share a content hash."""
+    import shutil
+
+    from tests.conftest import GOOD
+
+    repo = tmp_path / "repo"
+    subs = repo / "submissions"
+    shutil.copytree(GOOD, subs)
+    shutil.copytree(subs / "gen-mini", subs / "gen-two")
+    bench = subs / "gen-two" / "benchmark.toml"
+    bench.write_text(bench.read_text().replace('id = "gen-mini"', 'id = "gen-two"'))
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "two benchmarks")
+    rel_file = subs / "releases.toml"
+    db = tmp_path / "orig.duckdb"
+    with open_store(db) as s:
+        ingest(s, [subs])
+        r1 = record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1))
+    assert r1.bundles["gen-mini/alpha"] == r1.bundles["gen-two/alpha"]
+    resp = subs / "gen-two" / "alpha" / "responses.csv"
+    resp.write_text(resp.read_text().replace("A1,i3,1", "A1,i3,0"))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "release r1, correct gen-two")
+    with open_store(db) as s:
+        ingest(s, [subs])
+        record_release(s, rel_file, "r2", date=dt.date(2024, 4, 1))
+        score_all(s)
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "release r2")
+    clone = tmp_path / "clone"
+    _git(tmp_path, "clone", "-q", str(repo), str(clone))
+    fresh = tmp_path / "fresh.duckdb"
+    with open_store(fresh) as s:
+        ingest(s, [clone / "submissions"])
+        assert sync_releases(s, clone / "submissions" / "releases.toml") == []
+        assert s.has_bundle_version("gen-two", "alpha", r1.bundles["gen-two/alpha"])
+        assert not score_all(s).failed
+    assert _release_scores(fresh) == _release_scores(db)
