@@ -1,0 +1,122 @@
+"""The g-index cannot be gamed or used to exhaust the machine.
+
+* The benchmark owns ρ: a bundle's own priors change nothing in its rank, are marked in its
+  details and the board's notes, and ``check`` flags them (``own-priors``).
+* ρ ≥ 0 and ρ + E > 0 are validated, so no g-index is NaN or unbounded.
+* The cycle check is linear; Δ refuses oversized pairs before allocating ("too large for exact
+  Δ"), and the integrity check reports them as not compared.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import tracemalloc
+
+import pytest
+
+from pipeline.metrics.gindex.delta import DeltaTooLarge, delta
+from pipeline.tracks.base import ScoreContext
+from pipeline.tracks.gindex.integrity import TOO_LARGE, own_priors, same_program
+from pipeline.tracks.gindex.track import TRACK
+from pipeline.tracks.gindex.validate import _cycle
+from pipeline.tracks.review import IntegrityContext
+from tests.test_gindex_track import BENCH, _files, bench_input, bundle_input
+
+
+@pytest.fixture(scope="module")
+def bench():  # type: ignore[no-untyped-def]
+    return bench_input()
+
+
+def _with(extra: str, compute: str | None = None) -> dict[str, bytes]:
+    files = _files(BENCH / "gpt2-345m-1")
+    files["submission.toml"] = files["submission.toml"] + extra.encode()
+    if compute is not None:
+        files["compute.csv"] = f"domain,compute\n,{compute}\n".encode()
+        files["submission.toml"] = files["submission.toml"].replace(
+            b"compute = 74.75", f"compute = {compute}".encode())
+    return files
+
+
+def test_own_priors_do_not_move_the_score(bench) -> None:  # type: ignore[no-untyped-def]
+    honest = bundle_input("gpt2-345m-1", _files(BENCH / "gpt2-345m-1"))
+    gamed = bundle_input("gamed", _with("priors = 0.0\n"))
+    assert TRACK.validate_bundle(gamed, bench) == []
+    res = TRACK.score(bench, [honest, gamed], ScoreContext())
+    g = {r.bundle: r for r in res.rows if r.metric == "g_index"}
+    assert g["gamed"].value == g["gpt2-345m-1"].value == 4424.42
+    assert g["gamed"].details["marks"] == ["own-priors"]
+    assert g["gamed"].details["declared_priors"] == 0.0
+    assert "marks" not in g["gpt2-345m-1"].details
+    assert any(n.startswith("⚑ GPT2-345M (gamed) declares its own priors") for n in res.notes)
+
+
+def test_own_priors_are_flagged_by_check(bench) -> None:  # type: ignore[no-untyped-def]
+    gamed = bundle_input("gamed", _with("priors = 1e-9\n"))
+    ctx = IntegrityContext(benchmark=bench, targets=[gamed])
+    (f,) = list(own_priors(ctx))
+    assert (f.severity, f.check, f.field) == ("warning", "own-priors", "gindex.priors")
+    assert "ranked with ρ = 0.0001" in f.message
+
+
+@pytest.mark.parametrize("priors,msg", [
+    ("-6.2", "greater than or equal to 0"),
+    ("{ cron-reminder = -1.0 }", "greater than or equal to 0"),
+])
+def test_negative_priors_are_refused(bench, priors: str, msg: str) -> None:  # type: ignore[no-untyped-def]
+    from pipeline.manifest import load_submission_manifest
+
+    files = _with(f"priors = {priors}\n")
+    _, _, problems = load_submission_manifest("s.toml", files["submission.toml"], "gindex")
+    assert any(p.field.startswith("gindex.priors") and msg in p.message for p in problems)
+
+
+@pytest.mark.parametrize("compute", ["0.5", "1e-3", "0.999"])
+def test_compute_below_one_unit_is_refused(bench, compute: str) -> None:  # type: ignore[no-untyped-def]
+    b = bundle_input("small", _with("", compute=compute))
+    problems = TRACK.validate_bundle(b, bench)
+    assert [(p.field, "ρ + E > 0" in p.message) for p in problems] == [("compute", True)]
+
+
+def test_compute_of_one_unit_is_the_edge(bench) -> None:  # type: ignore[no-untyped-def]
+    b = bundle_input("one", _with("", compute="1"))
+    assert TRACK.validate_bundle(b, bench) == []
+    res = TRACK.score(bench, [b], ScoreContext())
+    (g,) = [r for r in res.rows if r.metric == "g_index"]
+    assert g.value > 0 and g.value == g.value  # finite, not NaN: E = 0, ρ + E = ρ > 0
+
+
+def test_cycle_check_is_linear() -> None:
+    n = 200_000
+    chain = [{"id": f"n{i}", "wires": [[f"n{i + 1}"]] if i + 1 < n else []} for i in range(n)]
+    t0 = time.perf_counter()
+    assert _cycle(chain) == []
+    chain[-1]["wires"] = [["n0"]]
+    cyc = _cycle(chain)
+    assert time.perf_counter() - t0 < 5.0
+    assert cyc[0] == cyc[-1] and len(cyc) == n + 1
+
+
+def _same_type(n: int, k: int) -> list[dict[str, object]]:
+    return [{"id": f"n{i}", "type": "function", "func": f"x{(i * k) % 7}",
+             "wires": [[f"n{i + 1}"]] if i + 1 < n else []} for i in range(n)]
+
+
+@pytest.mark.parametrize("n", [300, 1500])
+def test_oversized_pairs_are_refused_in_bounded_memory(n: int) -> None:
+    tracemalloc.start()
+    try:
+        with pytest.raises(DeltaTooLarge, match="too large for exact Δ"):
+            delta(_same_type(n, 3), _same_type(n, 5))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 400 * 2**20
+
+
+def test_copied_programs_reports_an_oversized_pair_as_not_compared() -> None:
+    a = json.dumps(_same_type(300, 3)).encode()
+    b = json.dumps(_same_type(300, 5)).encode()
+    assert same_program(a, b) is TOO_LARGE
+    assert same_program(a, a) is True
