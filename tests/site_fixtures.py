@@ -121,6 +121,8 @@ def _values(
         }
     if track == "aiq":
         v = math.nan if i == 4 else 20.0 + 8.0 * ((i * 5) % 7) + float(rng.normal(0, 0.3))
+        if i == 2:  # its interval reaches the leader's (bundle 1): "2 tied for first"
+            v = 56.0 + float(rng.normal(0, 0.3))
         half = 2.0 + (i % 3)
         return {"aiq": (v, v - half, v + half)}
     if agent == len(PAIRS):  # the suite row carries only the diversity

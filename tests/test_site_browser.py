@@ -213,14 +213,17 @@ def test_charts_never_print_undefined_or_nan(browser, server: str, name: str, pa
         with urllib.request.urlopen(src) as r:  # the local test server
             svg = r.read().decode("utf-8")
         assert not bad_text(svg), (src, bad_text(svg))
-    # the interactive version, drawn by vega in the page, reads the same
-    button = page.locator("button.interact").first
-    button.click()
+    # the interactive version of every chart, drawn by vega in the page, reads the same
+    buttons = page.locator("button.interact")
+    n = buttons.count()
+    assert n >= 1
+    for i in range(n):
+        buttons.nth(i).click()
     page.wait_for_function(
-        "() => document.querySelector('.vl.live svg') !== null", timeout=30_000
+        f"() => document.querySelectorAll('.vl.live svg').length >= {n}", timeout=60_000
     )
-    drawn = page.locator(".vl.live").first.inner_text()
-    assert "undefined" not in drawn and "NaN" not in drawn
+    for svg in page.eval_on_selector_all(".vl.live svg", "ss => ss.map(s => s.outerHTML)"):
+        assert "undefined" not in svg and "NaN" not in svg, svg[:300]
     page.close()
 
 
@@ -359,3 +362,61 @@ def test_pages_work_without_javascript(chromium, server: str) -> None:
     assert not page.locator(".tools").is_visible()
     assert page.locator(".vl img").first.evaluate("i => i.complete && i.naturalWidth > 0")
     ctx.close()
+
+
+def test_home_says_how_many_are_tied_for_first(browser, server: str) -> None:
+    page = browser.new_page()
+    page.goto(server + "index.html", wait_until="load")
+    text = page.locator("main").inner_text()
+    page.close()
+    import re
+
+    tied = re.findall(r"(\d+) tied for first", text)
+    assert tied and all(int(k) >= 2 for k in tied), text[:500]
+
+
+@pytest.mark.parametrize(("name", "path"), BOARDS, ids=[n for n, _ in BOARDS])
+def test_board_links_citation_and_submit(browser, server: str, name: str, path: str) -> None:
+    page = browser.new_page()
+    page.goto(server + path, wait_until="load")
+    links = page.eval_on_selector_all("a[href]", "as => as.map(a => a.href)")
+    page.close()
+    cite = [u for u in links if u.endswith(".bib") or u.endswith("CITATION.cff")]
+    submit = [u for u in links if u.rstrip("/").endswith("/submit")]
+    assert cite and submit, (cite, submit)
+    for u in cite[:3] + submit[:1]:
+        with urllib.request.urlopen(u) as r:
+            assert r.status == 200, u
+
+
+def test_similarity_intervals_lie_in_range_and_contain_their_point(browser, server: str) -> None:
+    import re
+
+    page = browser.new_page()
+    page.goto(server + "benchmarks/similarity-demo/index.html", wait_until="load")
+    # the similarity column of every pairs table, as a visitor reads it
+    cells = page.eval_on_selector_all(
+        "table.lb", "ts => ts.flatMap(t => { const h = [...t.tHead.rows[0].cells]"
+        ".findIndex(c => /^similarity/.test(c.innerText.trim()));"
+        " return [...t.tBodies[0].rows].map(r => r.cells[h].innerText); })",
+    )
+    page.close()
+    num = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
+    seen = 0
+    for c in cells:
+        m = re.fullmatch(rf"({num})\s*\[({num}), ({num})\]", " ".join(c.split()))
+        if m:
+            v, lo, hi = map(float, m.groups())
+            assert -1 <= lo <= v <= hi <= 1, c
+            seen += 1
+    assert seen >= 3, cells
+
+
+def test_former_system_address_redirects(browser, server: str) -> None:
+    page = browser.new_page()
+    for prefix in ("", "releases/2024.1/"):
+        page.goto(server + prefix + "systems/atlas/", wait_until="load")
+        page.wait_for_url(f"**/{prefix}systems/{stable_slug('Atlas')}/", timeout=10_000)
+        page.wait_for_load_state("load")
+        assert "Atlas" in page.locator("h1").first.inner_text()
+    page.close()

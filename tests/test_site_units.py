@@ -443,3 +443,40 @@ def test_every_chart_kind_has_every_field_it_encodes() -> None:
     assert len(made) >= 12
     for c in made:
         _assert_fields_present(c.spec)
+
+
+def test_step_marks_of_the_generality_track() -> None:
+    """A spread in (0, 1e-5) is a step (the padded pipeline's ramps); the values stay raw."""
+    import numpy as np
+
+    from pipeline.tracks.generality.score import _display, step_marks
+
+    ones, zeros = np.ones(5), np.zeros(5)
+    mixed = np.array([1.0, 1.0, np.nan, 0.0])
+    assert step_marks(2.86102294921875e-06, ones)["where"] == "all_solved"
+    assert step_marks(2.885751351573516e-06, zeros)["where"] == "none_solved"
+    assert step_marks(1e-6, mixed)["where"] == "step"
+    for s in (0.0, 1e-5, 0.3, float("nan"), float("inf")):
+        assert step_marks(s, ones) is None
+    step = step_marks(2.86e-06, ones)
+    assert step is not None
+    assert _display("spread", step)["value"] == 0.0
+    assert _display("generality", step)["value"] == "inf"
+    assert _display("capability", step) is None
+
+
+def test_shown_value_follows_a_display_convention() -> None:
+    from pipeline.site.pages import ScoreRecord
+    from pipeline.site.standings import shown_value
+
+    def rec(value: float, display: object = None) -> ScoreRecord:
+        return ScoreRecord("current", "b", "x", "h", "a", "spread", value, None, None, None,
+                           True, "0", display)
+
+    assert shown_value(rec(0.25)) == ("0.2500", "", "")
+    text, mark, tip = shown_value(rec(2.861e-06, {"value": 0.0, "label": "step", "note": "n"}))
+    assert (text, mark) == ("0", "step") and "2.861e-06" in tip
+    assert shown_value(rec(3.5e5, {"value": "inf", "label": "step"}))[0] == "∞"
+    # anything else is ignored: the computed value is shown
+    for bad in ({"value": "nope"}, {"value": float("nan")}, ["inf"], {"value": True}):
+        assert shown_value(rec(0.5, bad)) == ("0.5000", "", "")

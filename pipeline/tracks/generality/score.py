@@ -47,15 +47,15 @@ def _finite(x: float) -> float | None:
 
 
 def step_marks(spread: float, responses: np.ndarray) -> dict[str, Any] | None:
-    """Return the ``step`` detail of an agent whose spread is below :data:`STEP_SPREAD`.
+    """Return the ``step`` detail of an agent whose spread is in (0, :data:`STEP_SPREAD`).
 
     ``{"where": "all_solved" | "none_solved" | "step", "spread": S, "tolerance": 1e-5}``:
     ``all_solved`` when every attempted response is 1 (capability at the top of the
     difficulty range), ``none_solved`` when every one is 0 (at the bottom), else ``step``.
     ``None`` for any other agent (or an undefined spread).
     """
-    if not (math.isfinite(spread) and 0.0 <= spread < STEP_SPREAD):
-        return None
+    if not (math.isfinite(spread) and 0.0 < spread < STEP_SPREAD):
+        return None  # an exact 0 already reads as the step it is (S = 0, Γ = ∞)
     seen = responses[~np.isnan(responses)]
     where = "step"
     if seen.size and bool(np.all(seen >= 1.0)):
