@@ -164,3 +164,14 @@ def test_broken_fixture_reports_every_problem():
     assert res.exit_code == 1
     for text in ("NaN", "above the maximum", "duplicate", "not an item"):
         assert text in res.output, text
+
+
+def test_missing_files_are_named_before_any_option_is_judged(tmp_path):
+    res = runner.invoke(app, ["generality", str(tmp_path / "nope.csv")])
+    assert res.exit_code == 2
+    assert "nope.csv: no such file (RESPONSES.csv)" in res.output
+    assert "--difficulty FILE" not in res.output
+    resp = tmp_path / "r.csv"
+    resp.write_text("agent,item,value\na,i1,1\n")
+    res = runner.invoke(app, ["generality", str(resp), "--difficulty", str(tmp_path / "d.csv")])
+    assert res.exit_code == 2 and "d.csv: no such file (--difficulty)" in res.output

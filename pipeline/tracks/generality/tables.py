@@ -122,6 +122,12 @@ def adhoc_table(
     seed : int
         Seed of the bootstrap (off unless ``settings["bootstrap"]`` is set).
     """
+    for label, path, what in (
+        ("RESPONSES.csv", responses, "a response file is a CSV, wide or long"),
+        ("--difficulty", difficulty, "an items file is a CSV with item,difficulty"),
+    ):
+        if path is not None and not Path(path).is_file():
+            raise UsageError(f"{path}: no such file ({label})", hint=f"check the path; {what}")
     try:
         s = BenchmarkSettings.model_validate({"bootstrap": 0, **(settings or {})})
     except Exception as exc:  # pydantic's message names the field
