@@ -488,6 +488,7 @@ def test_similarity_intervals_lie_in_range_and_contain_their_point(site: Path) -
             if not table.startswith("lb-"):
                 continue
             for r in rows:
+                assert "[" not in r[2], (p, r)  # secondary columns (1 − S ∈ [0, 2]): no interval
                 m = cell.match(" ".join(r[1].split()))
                 if m:
                     v, lo, hi = map(float, m.groups())
