@@ -126,7 +126,7 @@ def _values(
         half = 2.0 + (i % 3)
         return {"aiq": (v, v - half, v + half)}
     if agent == len(PAIRS):  # the suite row carries only the diversity
-        v = 0.3 + 0.1 * (i % 5) + 0.02 * j
+        v = 0.9 + 0.1 * (i % 5) + 0.02 * j  # diversity lies in [0, 2]: some above 1
         return {"diversity": (v, v - 0.05, v + 0.05)}
     sim = 0.9 - 0.2 * agent - 0.05 * (i % 3)
     return {

@@ -400,8 +400,14 @@ def test_similarity_intervals_lie_in_range_and_contain_their_point(browser, serv
         ".findIndex(c => /^similarity/.test(c.innerText.trim()));"
         " return [...t.tBodies[0].rows].map(r => r.cells[h].innerText); })",
     )
+    text = page.inner_text("main")
     page.close()
     num = r"-?\d+(?:\.\d+)?(?:e-?\d+)?"
+    # anywhere on a similarity board, "x [a, b]" is a similarity: other intervals (the suite's
+    # diversity, in [0, 2]) are written "(CI a to b)" so no reader takes them for one
+    for m in re.finditer(rf"({num})\s*\[({num}), ({num})\]", text):
+        v, lo, hi = map(float, m.groups())
+        assert -1 <= lo <= v <= hi <= 1, m.group(0)
     seen = 0
     for c in cells:
         m = re.fullmatch(rf"({num})\s*\[({num}), ({num})\]", " ".join(c.split()))

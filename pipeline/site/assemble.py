@@ -40,6 +40,7 @@ from pipeline.site.pages import (
     ReleaseLine,
     ReleasesPage,
     RowGroup,
+    ScoreRecord,
     SearchPage,
     SpecFile,
     SubmitPage,
@@ -198,6 +199,19 @@ def versions_of(site: Site, bm_id: str, vd: VersionData) -> tuple[tuple[str, str
     return tuple(out)
 
 
+def _other_cell(rec: ScoreRecord, track: str, metric: str) -> Cell:
+    """A cell of "Other results"; a similarity board writes its other intervals in words.
+
+    On similarity boards every ``x [a, b]`` is a similarity in [−1, 1]; the suite's diversity
+    (a mean dissimilarity in [0, 2]) and the like read "CI a to b" so they are never taken for one.
+    """
+    c = score_cell(rec)
+    if track == "similarity" and metric != "similarity" and c.interval:
+        lo, hi = rec.ci_low, rec.ci_high
+        c = Cell(c.text, f"(CI {fmt_num(lo)} to {fmt_num(hi)})", c.title, c.mark)
+    return c
+
+
 def benchmark_page(
     site: Site,
     vd: VersionData,
@@ -262,7 +276,7 @@ def benchmark_page(
         b = site.bundle(bm.id, bundle, some.content_hash)
         name = b.system_name if b else bundle
         cells = tuple(
-            score_cell(ms[m]) if m in ms else Cell("—")
+            _other_cell(ms[m], bm.track, m) if m in ms else Cell("—")
             for m in other_metrics
         )
         link = (
