@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 import pytest
@@ -197,10 +198,20 @@ def test_href_is_relative() -> None:
 
 
 def test_raw_paths_cannot_escape_or_be_served_as_html() -> None:
-    assert raw_path("ab" * 10, "../../etc/passwd") == "files/abababababababab/etc/passwd.txt"
-    assert raw_path("ab" * 10, "notes.html").endswith("notes.html.txt")
-    assert raw_path("ab" * 10, "programs/t 1.json") == "files/abababababababab/programs/t_1.json"
-    assert raw_path("ab" * 10, ".hidden/x.csv") == "files/abababababababab/hidden/x.csv"
+    h = "ab" * 10
+    assert re.fullmatch(r"files/abababababababab/etc/passwd~[0-9a-f]{8}\.txt",
+                        raw_path(h, "../../etc/passwd"))
+    assert re.fullmatch(r"files/\w+/notes\.html~[0-9a-f]{8}\.txt", raw_path(h, "notes.html"))
+    assert re.fullmatch(r"files/\w+/programs/t_1~[0-9a-f]{8}\.json",
+                        raw_path(h, "programs/t 1.json"))
+    assert re.fullmatch(r"files/\w+/hidden/x~[0-9a-f]{8}\.csv", raw_path(h, ".hidden/x.csv"))
+    # a file's own name is kept when it is safe as it is
+    assert raw_path(h, "programs/t1.json") == "files/abababababababab/programs/t1.json"
+    assert raw_path(h, "trace.csv.gz") == "files/abababababababab/trace.csv.gz"
+    # names that sanitise or suffix alike never meet at one address
+    for a, b in [("a b.csv", "a_b.csv"), ("x.foo", "x.foo.txt"), ("a%b.csv", "a&b.csv"),
+                 ("notes.html", "notes.html.txt")]:
+        assert raw_path(h, a) != raw_path(h, b), (a, b)
     assert raw_path("ab" * 10, "traces/run.csv.gz").endswith("traces/run.csv.gz")  # gzip stays .gz
 
 

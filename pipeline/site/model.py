@@ -163,8 +163,18 @@ def raw_path(content_hash: str, path: str) -> str:
         segs.append(re.sub(r"[^A-Za-z0-9._-]", "_", seg).lstrip(".") or "_")
     name = "/".join(segs) or "file"
     ext = name.rsplit(".", 1)[-1].lower() if "." in name.rsplit("/", 1)[-1] else ""
-    if ext not in SAFE_EXTENSIONS:
-        name += ".txt"
+    safe = ext in SAFE_EXTENSIONS
+    if name != path or not safe:
+        # The published name is not the file's own: tag it with a digest of the original path,
+        # so two files never meet at one address ("a b.csv" and "a_b.csv", "x.foo" and
+        # "x.foo.txt"). "~" is outside the sanitised alphabet: a tagged name cannot equal a
+        # name published unchanged.
+        tag = "~" + hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        if safe:
+            stem, _, suffix = name.rpartition(".")
+            name = f"{stem}{tag}.{suffix}"
+        else:
+            name += tag + ".txt"
     return f"files/{content_hash[:16]}/{name}"
 
 
