@@ -135,7 +135,7 @@ def test_hostile_system_name_stays_text(site: Path) -> None:
     assert any(HOSTILE in r[2] for r in d.rows["lb"])
     sysdoc = doc(site, f"systems/{stable_slug(HOSTILE)}/index.html")
     assert not any(link.startswith("javascript:") for link in sysdoc.links)
-    assert list(site.glob("files/*/notes.html.txt")) and not list(site.glob("files/*/notes.html"))
+    assert list(site.glob("files/*/notes.html~*.txt")) and not list(site.glob("files/*/notes.html"))
     feed = (site / "feed.xml").read_text(encoding="utf-8")
     assert "<script>" not in feed
 
