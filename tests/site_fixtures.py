@@ -405,8 +405,14 @@ def make_store(
     return path
 
 
+OWN_PRIORS_BUNDLE = 3
+"""The g-index bundle that declared its own priors (the track marks it ``own-priors``)."""
+
+
 def _details(track: str, i: int, agent: str, metric: str) -> dict[str, Any] | None:
-    """The generality track's step marks for :data:`STEP_AGENT` (as the track writes them)."""
+    """Marks as the tracks write them: the generality step agent, a g-index bundle's own ρ."""
+    if track == "gindex" and i == OWN_PRIORS_BUNDLE and metric == "g_index":
+        return {"marks": ["own-priors"], "declared_priors": {"default": -0.5}}
     if track != "generality" or (i, agent) != (STEP_AGENT[0], f"agent-{STEP_AGENT[1]}"):
         return None
     step = {"where": "all_solved", "spread": STEP_SPREAD, "tolerance": 1e-5}

@@ -514,3 +514,10 @@ def test_former_system_addresses_redirect(site: Path) -> None:
     assert former_slugs({"atlas", "Atlas", "B c"}, {"atlas": "atlas", "Atlas": "atlas-1",
                                                    "B c": "b-c-2"}) == {"b-c": "B c"}
     assert former_slugs({"A b", "a-B"}, {"A b": "a-b-1", "a-B": "a-b-2"}) == {}
+
+
+def test_own_priors_are_marked_on_the_board(site: Path) -> None:
+    """A bundle that brought its own ρ is ranked with the benchmark's and visibly marked."""
+    d = Doc((site / "benchmarks/gindex-demo/index.html").read_text(encoding="utf-8"))
+    marked = [r for r in d.rows["lb"] if "own priors" in " ".join(r)]
+    assert len(marked) == 1, [" ".join(r) for r in d.rows["lb"]]

@@ -101,6 +101,9 @@ class ScoreRecord:
     """The track's ``details.display`` (``{"value", "label", "note"}``): the value a board
     shows by the track's documented convention instead of ``value`` (e.g. a step curve's
     spread 0 for a float artefact); ``value`` stays the computed number (tooltip, downloads)."""
+    marks: tuple[str, ...] = ()
+    """The track's ``details.marks``: facts a reader must see beside the number (``own-priors``:
+    the bundle declared its own g-index priors; it is ranked with the benchmark's)."""
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,10 @@ def badges(site: Site, vd: VersionData, bm: BenchmarkRow, e: Entry) -> tuple[Bad
         if e.primary.verified
         else Badge("rep", "reported", "taken from numbers the submitter supplied")
     ]
+    if "own-priors" in e.primary.marks:
+        out.append(Badge("flag", "own priors",
+                         "the bundle declared its own priors ρ; the benchmark owns ρ, so it is "
+                         "ranked with the benchmark's value (see the notes below)"))
     if vd.version.name == CURRENT:
         why = stale_reason(site, bm, e)
         if why:

@@ -102,7 +102,8 @@ def read_snapshot(
     releases = tuple(ReleaseRow(r[0], r[1], r[2] or "", r[3] or "") for r in rows)
     _, rows = q(
         "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
-        "ci_high, rank, verified, code_version, json_extract(details, '$.display') from scores "
+        "ci_high, rank, verified, code_version, json_extract(details, '$.display'), "
+        "json_extract(details, '$.marks') from scores "
         "order by release, benchmark, bundle, agent, metric"
     )
     scores = tuple(
@@ -120,6 +121,7 @@ def read_snapshot(
             bool(r[10]),
             r[11] or "",
             _loads(r[12]),
+            tuple(str(m) for m in (_loads(r[13]) or ()) if isinstance(m, str)),
         )
         for r in rows
     )
