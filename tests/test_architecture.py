@@ -15,6 +15,15 @@ HOMES = {
     "duckdb": {"pipeline/store/__init__.py"},
     "jinja2": {"pipeline/site/render.py"},
     "altair": {"pipeline/site/charts.py"},
+    "girth": {"pipeline/metrics/generality/irt.py"},
+    "sklearn": {"pipeline/tracks/similarity/sklearn_suite.py"},
+    # one home per paper that uses it: AIQ as environments, the similarity track's Gym suite
+    "gymnasium": {"pipeline/tracks/aiq/gym_env.py", "pipeline/tracks/aiq/gym_hook.py",
+                  "pipeline/tracks/similarity/gym_suite.py"},
+    # the JavaScript bundle, and the SVG renderer of the build
+    "vl_convert": {"pipeline/site/assets.py", "pipeline/site/svgrender.py"},
+    "pagefind": {"pipeline/site/search.py"},
+    "markdown_it": {"pipeline/site/markdown.py"},
 }
 CLI_ONLY = {"typer", "rich"}
 
