@@ -91,3 +91,22 @@ def test_sampler_statistics_match_the_original() -> None:
 def test_sampler_is_reproducible() -> None:
     assert sample_block_fast(42, 100, BF5) == sample_block_fast(42, 100, BF5)
     assert sample_block_fast(42, 100, BF5).programs != sample_block_fast(43, 100, BF5).programs
+
+
+def test_fast_program_check_accepts_exactly_what_compile_program_accepts():
+    """The sample's C-speed well-formedness check and the BF compiler agree on every input."""
+    import itertools
+
+    from pipeline.metrics.aiq.bf import BFProgramError, compile_program
+    from pipeline.tracks.aiq.programs import _well_formed
+
+    alphabet = "<>+-,.%[]#x "
+    for n in range(6):
+        for chars in itertools.product(alphabet, repeat=n):
+            prog = "".join(chars)
+            try:
+                compile_program(prog)
+                ok = True
+            except BFProgramError:
+                ok = False
+            assert _well_formed(prog) == ok, prog
