@@ -180,7 +180,11 @@ def _commits(root: Path, path: str) -> Iterator[str]:
 
 def last_commit(root: Path, path: str) -> str | None:
     """The last commit of ``HEAD`` that touched ``path`` (``None``: never committed)."""
-    return next(_commits(root, path), None) if safe_path(path) else None
+    if not safe_path(path):
+        return None
+    out = _git(root, "log", "-1", "--format=%H", "HEAD", "--", path)
+    sha = (out or b"").decode().strip()
+    return sha if COMMIT.match(sha) else None
 
 
 def find_version(root: Path, path: str, kind: str, wanted_hash: str,

@@ -351,10 +351,3 @@ def config_email(root: Path) -> str:
     """Return the local ``user.email`` (lower case), or ``""``."""
     res = _git(root, "config", "user.email", check=False)
     return res.stdout.strip().lower() if res.returncode == 0 else ""
-
-
-def last_commit(root: Path, path: str, rev: str = "HEAD") -> str | None:
-    """Return the last commit up to ``rev`` touching ``path`` (``None`` if never committed)."""
-    res = _git(root, "log", "-1", "--format=%H", rev, "--", path, check=False)
-    sha = res.stdout.strip()
-    return sha if res.returncode == 0 and len(sha) == 40 else None

@@ -19,6 +19,7 @@ from pipeline.bundles import LoadedBenchmark, is_bundle_dir
 from pipeline.check import gitdiff
 from pipeline.check.registry import run_pull_request_checks
 from pipeline.errors import GmeterError, StoreError
+from pipeline.history import last_commit
 from pipeline.manifest import parse_toml
 from pipeline.tracks.review import Finding, Ownership, PullRequestContext
 
@@ -205,7 +206,7 @@ class CheckView:
         for p in sorted(folder.iterdir()):
             if p.name in exclude or not p.is_dir() or not is_bundle_dir(p):
                 continue
-            commit = gitdiff.last_commit(self.root, f"{rel}/{p.name}")
+            commit = last_commit(self.root, f"{rel}/{p.name}")
             if commit is None:
                 continue
             if commit not in self._version_at:

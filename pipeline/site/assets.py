@@ -52,14 +52,22 @@ def vega_bundle() -> str:
     except OSError:
         pass
     text = _generate(vl_convert)
+    cache_put(cached, text)
+    return text
+
+
+def cache_put(path: Path, text: str) -> None:
+    """Write a cache file atomically (temporary file, then rename); a failure is ignored.
+
+    The cache only saves time: a read-only or full cache folder must never fail a build.
+    """
     try:
-        cached.parent.mkdir(parents=True, exist_ok=True)
-        tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, cached)
+        os.replace(tmp, path)
     except OSError:
         pass
-    return text
 
 
 def _generate(m: Any) -> str:

@@ -16,14 +16,13 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from pipeline.errors import BuildError
-from pipeline.site.assets import cache_dir
+from pipeline.site.assets import cache_dir, cache_put
 
 WIDE = 560
 NARROW = 320
@@ -104,13 +103,7 @@ def _render_cached(key: str, text: str, width: int) -> str:
             f"a chart could not be drawn: {exc}", hint="report this chart's spec (its .vl.json)"
         ) from exc
     svg = _tidy(svg)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(svg, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError:
-        pass
+    cache_put(path, svg)
     return svg
 
 

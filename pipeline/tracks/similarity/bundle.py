@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -223,7 +223,6 @@ def run_and_write(
         check_benchmark_file(bench_file, settings.tests)
     result = run_experiment(settings, executor=executor, progress=progress)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
     files = {
         out / "runs.csv": runs_csv(result.rows),
         out / "submission.toml": submission_toml(
@@ -232,24 +231,25 @@ def run_and_write(
     }
     if not bench_file.exists():
         files[bench_file] = benchmark_toml(bench_dir.name, settings, licence=licence, today=today)
+    written, analysis = write_and_analyse(files, result.rows, settings.tests)
+    return WriteReport(written, result, analysis)
+
+
+def write_and_analyse(
+    files: Mapping[Path, str], rows: Sequence[Mapping[str, Any]], tests: Sequence[str]
+) -> tuple[list[Path], RunsReport]:
+    """Write a bundle's files, then analyse its runs as ``gmeter score`` will (same seed).
+
+    Shared by every experiment's writer (AIQ families here, the scikit-learn and Gymnasium
+    suites in :mod:`pipeline.tracks.similarity.suite_bundle`).
+    """
+    written = []
     for path, text in files.items():
         path.write_text(text, encoding="utf-8")
         written.append(path)
-    rows = [
-        canonical(
-            RunRow(
-                r["test_a"],
-                r["test_b"],
-                r["p"],
-                r["merge"],
-                r["agent"],
-                r["v_a"],
-                r["v_b"],
-                r["v_ab"],
-                r["seed"],
-            )
-        )
-        for r in result.rows
-    ]
-    analysis = analyse_runs(rows, tests=list(settings.tests), seed=20211)  # = score default
-    return WriteReport(written, result, analysis)
+    canon = [
+        canonical(RunRow(r["test_a"], r["test_b"], r["p"], r["merge"], r["agent"], r["v_a"],
+                         r["v_b"], r["v_ab"], r["seed"]))
+        for r in rows
+    ]  # fmt: skip
+    return written, analyse_runs(canon, tests=list(tests), seed=20211)  # = score default

@@ -18,9 +18,9 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.toml_writer import toml_multiline, toml_table, toml_value
-from pipeline.tracks.similarity.bundle import check_benchmark_file, check_out
+from pipeline.tracks.similarity.bundle import check_benchmark_file, check_out, write_and_analyse
 from pipeline.tracks.similarity.experiment import runs_csv
-from pipeline.tracks.similarity.runs import RunRow, RunsReport, analyse_runs, canonical
+from pipeline.tracks.similarity.runs import RunsReport
 from pipeline.tracks.similarity.suites import SuiteResult, SuiteSettings, _tests_known, run_suite
 
 TITLES = {
@@ -191,14 +191,5 @@ def run_and_write_suite(
     }
     if not bench_file.exists():
         files[bench_file] = benchmark_toml(bench_dir.name, settings, licence=licence, today=today)
-    written = []
-    for path, text in files.items():
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
-    rows = [
-        canonical(RunRow(r["test_a"], r["test_b"], r["p"], r["merge"], r["agent"], r["v_a"],
-                         r["v_b"], r["v_ab"], r["seed"]))
-        for r in result.rows
-    ]  # fmt: skip
-    analysis = analyse_runs(rows, tests=list(settings.tests), seed=20211)  # = score default
+    written, analysis = write_and_analyse(files, result.rows, settings.tests)
     return SuiteWriteReport(written, result, analysis)
