@@ -110,3 +110,21 @@ def test_fast_program_check_accepts_exactly_what_compile_program_accepts():
             except BFProgramError:
                 ok = False
             assert _well_formed(prog) == ok, prog
+
+
+def test_deeply_nested_programs_are_checked_in_linear_time():
+    """A hostile 60,000-deep program is decided by the compiler, not by quadratic passes."""
+    from pipeline.tracks.aiq.programs import parse_programs
+
+    deep = "[" * 60_000 + "]" * 60_000
+    parsed = parse_programs(f"id,stratum,program\n0,1,{deep}\n1,1,{deep}]\n")
+    assert parsed.programs == [deep]
+    assert [e[0] for e in parsed.errors] == [3] and "no matching" in parsed.errors[0][1]
+
+
+def test_a_cell_beyond_the_csv_limit_is_an_error_not_a_crash():
+    from pipeline.tracks.aiq.programs import parse_programs
+
+    parsed = parse_programs("id,stratum,program\n0,1,+.#\n1,1," + "+" * 200_000 + "\n")
+    assert parsed.programs == ["+.#"]
+    assert parsed.errors[0][0] == 3 and parsed.errors[0][1].startswith("not CSV: field larger")
