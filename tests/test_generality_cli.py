@@ -175,3 +175,14 @@ def test_missing_files_are_named_before_any_option_is_judged(tmp_path):
     resp.write_text("agent,item,value\na,i1,1\n")
     res = runner.invoke(app, ["generality", str(resp), "--difficulty", str(tmp_path / "d.csv")])
     assert res.exit_code == 2 and "d.csv: no such file (--difficulty)" in res.output
+
+
+def test_a_response_file_beyond_csv_limits_is_an_error_not_a_traceback(tmp_path):
+    big = tmp_path / "big.csv"
+    big.write_text("agent,i1,i2\na,1,0\nb," + "1" * 200_000 + ",1\n")
+    commands = (["fa", str(big)], ["irt", str(big)],
+                ["generality", str(big), "--transform", "rnk"])
+    for cmd in commands:
+        res = runner.invoke(app, cmd)
+        assert res.exit_code == 1, (cmd, res.output)
+        assert "big.csv is not valid CSV (field larger than field limit" in res.output

@@ -31,7 +31,12 @@ def read_matrix(path: Path) -> Population:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
     except UnicodeDecodeError as exc:
         raise GmeterError(f"{path} is not UTF-8 text", hint="save it as UTF-8") from exc
-    rows = [r for r in csv.reader(io.StringIO(text, newline="")) if r and any(c.strip() for c in r)]
+    try:
+        rows = [r for r in csv.reader(io.StringIO(text, newline=""))
+                if r and any(c.strip() for c in r)]
+    except csv.Error as exc:  # a cell over csv's field limit, a stray quote or NUL, ...
+        raise GmeterError(f"{path} is not valid CSV ({exc})",
+                          hint="fix the quoting; a cell holds one response") from exc
     if len(rows) < 2:
         raise GmeterError(f"{path} has no data rows", hint="give a header and one row per agent")
     header = [h.strip() for h in rows[0]]
