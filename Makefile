@@ -19,7 +19,7 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	$(BIN)/python -m pipeline.tracks.aiq.gym_hook >/dev/null  # import gymnasium registers gmeter/*
+	$(BIN)/python -m pipeline.lab.aiq.gym_hook >/dev/null  # import gymnasium registers gmeter/*
 	touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install gmeter with its test extras

@@ -14,7 +14,7 @@ step protocol (``cmd:``, baseline) and the batched one (``cmdbatch:``, timed), 6
 cycles in one process, measured in the same run; identical samples are asserted first. Target:
 batched ≥ 10× the step protocol's cycles/s.
 
-Gymnasium vector env: :class:`~pipeline.tracks.aiq.gym_env.BFVectorEnv` with 64 of the aiq-bf5
+Gymnasium vector env: :class:`~pipeline.lab.aiq.gym_env.BFVectorEnv` with 64 of the aiq-bf5
 programs stepped 1000 times (random actions drawn beforehand) against the compiled engine
 running the Random agent on the same programs (baseline). Target: within 3× of the engine.
 """
@@ -43,8 +43,8 @@ _pool: list[Any] = []
 
 
 def _workload(agent: str, plain: bool) -> Any:
+    from pipeline.lab.aiq.runner import execute_run
     from pipeline.metrics.aiq.runs import AIQSettings, RunItem
-    from pipeline.tracks.aiq.runner import execute_run
 
     bench = _bench()
     settings = AIQSettings(bench.config, EPISODE)
@@ -64,7 +64,7 @@ _loaded: list[Any] = []
 
 def _bench() -> Any:
     if not _loaded:
-        from pipeline.tracks.aiq.run import load_benchmark
+        from pipeline.lab.aiq.benchmark import load_benchmark
 
         _loaded.append(load_benchmark(BENCH))
     return _loaded[0]
@@ -95,8 +95,8 @@ def _throughput(agent: str) -> dict[str, Any]:
 
 def _reproduction() -> dict[str, Any]:
     from pipeline.executor import get_executor
+    from pipeline.lab.aiq.engine import run_aiq
     from pipeline.metrics.aiq.runs import AIQSettings
-    from pipeline.tracks.aiq.engine import run_aiq
 
     runs = 1000 if quick() else 10_000
     bench = _bench()
@@ -138,8 +138,8 @@ def _protocols() -> dict[str, Any]:
     import shlex
     import sys
 
+    from pipeline.lab.aiq.runner import run_agent_on_programs
     from pipeline.metrics.aiq.runs import AIQSettings
-    from pipeline.tracks.aiq.runner import run_agent_on_programs
 
     bench = _bench()
     settings = AIQSettings(bench.config, EPISODE)
@@ -190,9 +190,9 @@ def _protocols() -> dict[str, Any]:
 def _vector_env() -> dict[str, Any]:
     import numpy as np
 
+    from pipeline.lab.aiq.gym_env import BFVectorEnv
+    from pipeline.lab.aiq.runner import execute_run
     from pipeline.metrics.aiq.runs import AIQSettings, RunItem
-    from pipeline.tracks.aiq.gym_env import BFVectorEnv
-    from pipeline.tracks.aiq.runner import execute_run
 
     bench = _bench()
     programs = bench.sample.programs[:PROTOCOL_RUNS]
@@ -241,7 +241,7 @@ def benchmarks() -> list[dict[str, Any]]:
 
 def teardown() -> None:
     """Stop the worker pool of the reproduction run and the external agents."""
-    from pipeline.tracks.aiq.external import close_external_agents
+    from pipeline.lab.aiq.external import close_external_agents
 
     close_external_agents()
     while _pool:

@@ -99,14 +99,14 @@ def pair_batch(flows: list[Any], n_mutated: int, n_composed: int) -> list[tuple[
 
 
 def benchmarks() -> list[dict[str, Any]]:
-    from pipeline.metrics.gindex.delta import delta, delta_matrix
-    from pipeline.metrics.gindex.index import companion_g_index
-    from pipeline.metrics.gindex.omega import domain_distance_matrix
-    from pipeline.tracks.gindex.track import (
+    from pipeline.lab.gindex.published import (
         MAYA_DOMAIN_ORDER,
         experiment_tasks,
         parse_maya_experiment,
     )
+    from pipeline.metrics.gindex.delta import delta, delta_matrix
+    from pipeline.metrics.gindex.index import companion_g_index
+    from pipeline.metrics.gindex.omega import domain_distance_matrix
 
     flows = _flows()
     a150, b150 = composed_pair(flows)

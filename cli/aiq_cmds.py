@@ -63,7 +63,7 @@ def replay_cmd(
     Output (--json): {"rewards", "observations", "outputs", "steps", "failure": null|{"cycle": k}}.
     """
     from pipeline.errors import GmeterError, UsageError
-    from pipeline.tracks.aiq.replay import format_table, parse_actions, replay_batch, replay_case
+    from pipeline.lab.aiq.replay import format_table, parse_actions, replay_batch, replay_case
 
     if batch is not None:
         if program is not None or program_opt is not None:
@@ -170,7 +170,7 @@ def run_cmd(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Test an agent on the benchmark's BF programs and write a bundle (aiq.toml, samples.csv)."""
-    from pipeline.tracks.aiq.run import run_to_bundle
+    from pipeline.lab.aiq.run import run_to_bundle
 
     with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
         run, written = run_to_bundle(
@@ -193,7 +193,7 @@ def verify_cmd(
 ) -> None:
     """Replay every logged run of a bundle and check its rewards, steps and status."""
     from pipeline.errors import ValidationFailed
-    from pipeline.tracks.aiq.verify import verify_dir
+    from pipeline.lab.aiq.run import verify_dir
 
     result = verify_dir(bundle)
     errors = [p for p in result.problems if p.severity == "error"]
@@ -232,8 +232,8 @@ def sample_cmd(
 ) -> None:
     """Draw a benchmark's program sample (accepted programs with their strata)."""
     from pipeline.errors import UsageError
+    from pipeline.lab.aiq.run import sample_to_folder
     from pipeline.metrics.aiq.bf import BFConfig
-    from pipeline.tracks.aiq.run import sample_to_folder
 
     try:
         config = BFConfig(symbols, obs_cells, reverse_output, max_steps=max_steps)
@@ -268,7 +268,7 @@ def compare_cmd(
     scheduler: SchedulerOpt = None,
 ) -> None:
     """Paired AIQ difference of two agents (same programs and seeds: common random numbers)."""
-    from pipeline.tracks.aiq.run import compare_agents
+    from pipeline.lab.aiq.run import compare_agents
 
     with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
         a, b, d = compare_agents(

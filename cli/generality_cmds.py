@@ -119,7 +119,7 @@ def generality_cmd(
     generality); JSON writes null for non-finite numbers.
     """
     from pipeline.errors import UsageError
-    from pipeline.tracks.generality import tables as gt
+    from pipeline.lab.generality import tables as gt
 
     if fmt not in ("table", "csv", "json"):
         raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")

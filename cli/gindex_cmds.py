@@ -92,7 +92,7 @@ def _domains(folder: Path) -> dict[str, list[Any]]:
 
 def _order(order_file: Path | None, folder: Path, names: list[str]) -> list[str]:
     from pipeline.errors import UsageError
-    from pipeline.tracks.gindex.track import MAYA_DOMAIN_ORDER
+    from pipeline.lab.gindex.published import MAYA_DOMAIN_ORDER
 
     found = order_file
     if found is None:
@@ -264,7 +264,7 @@ def gindex_cmd(
     """The g-index of a published experiment (the companion code's per-domain form)."""
     from pipeline.errors import GmeterError
     from pipeline.executor import InProcessExecutor
-    from pipeline.tracks.gindex.track import experiment_g_index
+    from pipeline.lab.gindex.published import experiment_g_index
 
     conv = _convention(convention)
     flows = _domains(domains)
@@ -322,7 +322,7 @@ def import_maya_experiment(
     import re
 
     from pipeline.errors import GmeterError, UsageError
-    from pipeline.tracks.gindex.track import (
+    from pipeline.lab.gindex.published import (
         MAYA_SYSTEMS,
         maya_experiment_bundle,
         parse_maya_experiment,

@@ -40,7 +40,7 @@ def fa_cmd(
     """
     import json
 
-    from pipeline.tracks.generality import psychometrics as ps
+    from pipeline.lab.generality import psychometrics as ps
 
     _check_format(fmt)
     fa = ps.factor_analysis(responses, factors)
@@ -85,7 +85,7 @@ def irt_cmd(
     and left out (their difficulty is infinite). No standard errors: the estimator gives none.
     """
     from pipeline.errors import UsageError
-    from pipeline.tracks.generality import psychometrics as ps
+    from pipeline.lab.generality import psychometrics as ps
 
     _check_format(fmt)
     if model not in ("1pl", "2pl"):

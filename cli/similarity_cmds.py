@@ -80,7 +80,8 @@ def show_cmd(
     dissimilarity, sufficient (A = the easier test, p = its proportion in the merge).
     """
     from pipeline.errors import UsageError
-    from pipeline.tracks.similarity.runs import analyse_runs_file, pair_rows, report_json
+    from pipeline.lab.similarity.show import analyse_runs_file
+    from pipeline.tracks.similarity.runs import pair_rows, report_json
 
     if fmt not in ("table", "csv", "json"):
         raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")
@@ -231,7 +232,7 @@ def run_cmd(
     every setting: `--from` it reproduces runs.csv.
     """
     from pipeline.errors import UsageError
-    from pipeline.tracks.similarity.experiment import experiment_from_manifest
+    from pipeline.lab.similarity.experiment import experiment_from_manifest
 
     base: Any = None
     kind = experiment
@@ -285,8 +286,8 @@ def _run_aiq(base: Any, given: dict[str, Any], wrong: dict[str, Any], out: Path,
     from dataclasses import asdict
 
     from cli.context import progress_reporter
-    from pipeline.tracks.similarity.bundle import run_and_write
-    from pipeline.tracks.similarity.experiment import ExperimentSettings
+    from pipeline.lab.similarity.bundle import run_and_write
+    from pipeline.lab.similarity.experiment import ExperimentSettings
 
     _refuse(wrong, "aiq-families")
     base = base if base is not None else ExperimentSettings()
@@ -310,9 +311,9 @@ def _run_suite(base: Any, given: dict[str, Any], wrong: dict[str, Any], out: Pat
                licence: str, force: bool, executor: str, workers: int | None,
                scheduler: str | None) -> None:  # fmt: skip
     from cli.context import progress_reporter
+    from pipeline.lab.similarity.suite_bundle import run_and_write_suite
+    from pipeline.lab.similarity.suites import SuiteSettings
     from pipeline.tracks.similarity.runs import report_json
-    from pipeline.tracks.similarity.suite_bundle import run_and_write_suite
-    from pipeline.tracks.similarity.suites import SuiteSettings
 
     kind = given["experiment"]
     _refuse(wrong, kind)

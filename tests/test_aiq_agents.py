@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from pipeline.lab.aiq.runner import execute_run, run_agent_on_programs
 from pipeline.metrics.aiq.agent_specs import PRESETS, parse_agent, preset_length
 from pipeline.metrics.aiq.agents import (
     FreqAgent,
@@ -21,7 +22,6 @@ from pipeline.metrics.aiq.runs import (
     decode_actions,
     encode_actions,
 )
-from pipeline.tracks.aiq.runner import execute_run, run_agent_on_programs
 
 PROGRAMS = [",.#", ",+.#", ",>,<[->+<]>.#", "%.,.#", ",[-].#", ",>%.<.#", "+[]#"]
 

@@ -12,11 +12,11 @@ import pytest
 
 from pipeline.errors import AgentProtocolError
 from pipeline.executor import TaskFailed
+from pipeline.lab.aiq.batch import BatchCommandAgent, run_batch
+from pipeline.lab.aiq.external import close_external_agents
+from pipeline.lab.aiq.runner import run_agent_on_programs
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.runs import AIQSettings, RunItem
-from pipeline.tracks.aiq.batch import BatchCommandAgent, run_batch
-from pipeline.tracks.aiq.external import close_external_agents
-from pipeline.tracks.aiq.runner import run_agent_on_programs
 
 FIXTURES = Path(__file__).parent / "aiq_fixtures"
 # '+[]#' loops until the step limit: that run fails at cycle 1 and leaves the batch
@@ -119,8 +119,7 @@ def test_errors_through_the_executor_and_bad_specs() -> None:
 def test_cmdbatch_bundle_verifies_with_traces(tmp_path: Path) -> None:
     from aiq_fixtures import small_benchmark
 
-    from pipeline.tracks.aiq.run import run_to_bundle
-    from pipeline.tracks.aiq.verify import verify_dir
+    from pipeline.lab.aiq.run import run_to_bundle, verify_dir
 
     bench = small_benchmark(tmp_path / "aiq-small", count=2000)
     run, _ = run_to_bundle(agent("cmdbatch", "batch_agent.py"), 100, 80, 5,

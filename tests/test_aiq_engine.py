@@ -7,17 +7,13 @@ import math
 import pytest
 from aiq_fixtures import reference_sample
 
+from pipeline.lab.aiq.engine import run_aiq, run_aiq_difference
+from pipeline.lab.aiq.sampling import generate_sample
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.runs import AIQSettings, run_seed
-from pipeline.tracks.aiq.bundle import ParsedRows
-from pipeline.tracks.aiq.engine import (
-    STATUS_OK,
-    estimate_from_rows,
-    pairs_by_stratum,
-    run_aiq,
-    run_aiq_difference,
-)
-from pipeline.tracks.aiq.programs import ProgramsParse, generate_sample
+from pipeline.tracks.aiq.bundle import STATUS_OK, ParsedRows
+from pipeline.tracks.aiq.programs import ProgramsParse
+from pipeline.tracks.aiq.score import estimate_from_rows, pairs_by_stratum
 from pipeline.tracks.aiq.verify import check_programs
 
 SETTINGS = AIQSettings(BFConfig(), 100)

@@ -10,10 +10,10 @@ import pytest
 
 from pipeline.errors import AgentProtocolError
 from pipeline.executor import TaskFailed
+from pipeline.lab.aiq.external import close_external_agents
+from pipeline.lab.aiq.runner import run_agent_on_programs
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.runs import AIQSettings
-from pipeline.tracks.aiq.external import close_external_agents
-from pipeline.tracks.aiq.runner import run_agent_on_programs
 
 FIXTURE = Path(__file__).parent / "aiq_fixtures" / "json_agent.py"
 PROGRAMS = [",.#", ",>,<.>.#", "%.,.#", ",+.#"]
@@ -65,8 +65,8 @@ def test_protocol_errors_are_clear(mode: str, message: str) -> None:
 
 
 def test_step_time_limit() -> None:
+    from pipeline.lab.aiq.runner import execute_run
     from pipeline.metrics.aiq.runs import RunItem
-    from pipeline.tracks.aiq.runner import execute_run
 
     with pytest.raises(AgentProtocolError, match="step limit"):
         execute_run(

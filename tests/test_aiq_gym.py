@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+from pipeline.lab.aiq.gym_env import BFEnv, BFVectorEnv, register_envs
+from pipeline.lab.aiq.replay import replay_case
+from pipeline.lab.aiq.runner import run_agent_on_programs
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.runs import AIQSettings
-from pipeline.tracks.aiq.gym_env import BFEnv, BFVectorEnv, register_envs
-from pipeline.tracks.aiq.replay import replay_case
-from pipeline.tracks.aiq.runner import run_agent_on_programs
 
 register_envs()
 PROGRAM = "%,[>+.<,]-.#"

@@ -13,9 +13,9 @@ import functools
 import pytest
 from aiq_fixtures import BENCH
 
+from pipeline.lab.aiq.benchmark import load_benchmark
+from pipeline.lab.aiq.engine import run_aiq
 from pipeline.metrics.aiq.runs import AIQSettings
-from pipeline.tracks.aiq.engine import run_aiq
-from pipeline.tracks.aiq.run import load_benchmark
 
 AGENTS = ("random", "freq", "q0", "q-lambda", "hlq-lambda")
 #: (paper value, paper half-CI), (original measured here, pair half-CI)

@@ -12,8 +12,10 @@ from aiq_fixtures import small_benchmark
 from typer.testing import CliRunner
 
 from cli.app import app
-from pipeline.tracks.aiq.track import TRACK, AIQBenchmarkSettings
-from pipeline.tracks.aiq.verify import verify_dir, verify_files
+from pipeline.lab.aiq.run import verify_dir
+from pipeline.tracks.aiq.settings import AIQBenchmarkSettings
+from pipeline.tracks.aiq.track import TRACK
+from pipeline.tracks.aiq.verify import verify_files
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
 
 

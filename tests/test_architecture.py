@@ -16,10 +16,10 @@ HOMES = {
     "jinja2": {"pipeline/site/render.py"},
     "altair": {"pipeline/site/charts.py"},
     "girth": {"pipeline/metrics/generality/irt.py"},
-    "sklearn": {"pipeline/tracks/similarity/sklearn_suite.py"},
+    "sklearn": {"pipeline/lab/similarity/sklearn_suite.py"},
     # one home per paper that uses it: AIQ as environments, the similarity track's Gym suite
-    "gymnasium": {"pipeline/tracks/aiq/gym_env.py", "pipeline/tracks/aiq/gym_hook.py",
-                  "pipeline/tracks/similarity/gym_suite.py"},
+    "gymnasium": {"pipeline/lab/aiq/gym_env.py", "pipeline/lab/aiq/gym_hook.py",
+                  "pipeline/lab/similarity/gym_suite.py"},
     # the JavaScript bundle, and the SVG renderer of the build
     "vl_convert": {"pipeline/site/assets.py", "pipeline/site/svgrender.py"},
     "pagefind": {"pipeline/site/search.py"},
@@ -188,3 +188,58 @@ def test_one_toml_writer():
         text = path.read_text(encoding="utf-8")
         for name in ("def _toml_value", "def _toml_str", "def _toml_string", "import tomli_w"):
             assert name not in text, f"{rel} has its own TOML writer ({name}); use toml_writer"
+
+
+# --------------------------------------------------------------------------- tracks and lab
+def test_tracks_never_import_the_lab():
+    """Scoring must not depend on how a bundle was produced: tracks/ and metrics/ import no lab/."""
+    known = _package_modules()
+    for folder in ("pipeline/tracks", "pipeline/metrics"):
+        for path in _sources(folder):
+            rel = path.relative_to(ROOT).as_posix()
+            bad = sorted(m for m in _imported_modules(path, known) if m.startswith("pipeline.lab"))
+            assert not bad, f"{rel} imports {bad}; producers may use tracks, not the reverse"
+
+
+def _calls(tree: ast.AST) -> set[str]:
+    """Names of called functions and methods (``open``, ``read_text``, ``loads`` …)."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            out.add(f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", ""))
+    return out
+
+
+FILE_CALLS = {"open", "read_text", "read_bytes", "write_text", "write_bytes", "iterdir", "glob",
+              "rglob", "mkdir", "unlink", "is_file", "is_dir", "exists", "stat"}
+
+
+def test_track_modules_never_open_files():
+    """What a track sees is in memory (tracks/base.py says so): files are the use cases' job."""
+    for path in _sources("pipeline/tracks"):
+        rel = path.relative_to(ROOT).as_posix()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        bad = sorted(_calls(tree) & FILE_CALLS)
+        assert not bad, f"{rel} calls {bad}; read files in a use case or lab/ and pass a FileSet"
+        assert not {"pathlib", "os", "shutil", "tempfile"} & _imports(path), (
+            f"{rel} imports a file-system module")
+
+
+def test_only_a_tracks_settings_module_parses_toml():
+    for path in _sources("pipeline/tracks"):
+        rel = path.relative_to(ROOT).as_posix()
+        if path.name == "settings.py":
+            continue
+        assert "tomllib" not in _imports(path), (
+            f"{rel} parses TOML; settings are parsed once, in the track's settings.py")
+
+
+ROLE_MODULES = ("settings", "validate", "score", "integrity", "track")
+
+
+def test_every_track_folder_has_the_same_role_modules():
+    for paper in PAPERS:
+        folder = ROOT / "pipeline" / "tracks" / paper
+        missing = [m for m in ROLE_MODULES if not (folder / f"{m}.py").is_file()]
+        assert not missing, f"pipeline/tracks/{paper}/ lacks {missing}"

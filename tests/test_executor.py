@@ -467,8 +467,8 @@ def test_aiq_runs_are_identical_on_every_executor(
     """The AIQ engine's work item (plain-Python agent and machine) on the three executors."""
     from functools import partial
 
+    from pipeline.lab.aiq.runner import execute_run
     from pipeline.metrics.aiq.runs import AIQSettings
-    from pipeline.tracks.aiq.runner import execute_run
 
     items = _aiq_items(8)
     fn = partial(
@@ -489,8 +489,8 @@ def test_aiq_runs_are_identical_on_every_executor(
 def test_aiq_compiled_runs_are_identical_on_every_executor(
     local2: LocalProcessExecutor, dask2: DaskExecutor
 ) -> None:
+    from pipeline.lab.aiq.runner import run_agent_on_programs
     from pipeline.metrics.aiq.runs import AIQSettings
-    from pipeline.tracks.aiq.runner import run_agent_on_programs
 
     items = _aiq_items(12)
     args = (

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from scipy.special import betainc
 
-from pipeline.tracks.generality.tables import benchmark_table
+from pipeline.lab.generality.tables import benchmark_table
 from pipeline.validate import benchmark_inputs
 
 SUB = Path(__file__).resolve().parents[1] / "submissions"

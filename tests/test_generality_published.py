@@ -13,13 +13,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pipeline.tracks.generality.track import (
-    BenchmarkSettings,
-    analyse,
-    assemble,
-    read_bundle,
-    read_items,
-)
+from pipeline.tracks.generality.analysis import analyse, assemble
+from pipeline.tracks.generality.data import read_bundle, read_items
+from pipeline.tracks.generality.settings import BenchmarkSettings
 from pipeline.validate import benchmark_inputs
 
 SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"

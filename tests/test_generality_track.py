@@ -10,12 +10,8 @@ import pytest
 
 from pipeline.errors import ScoringError
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
-from pipeline.tracks.generality.track import (
-    METRICS,
-    TRACK,
-    BenchmarkSettings,
-    is_populational,
-)
+from pipeline.tracks.generality.settings import METRICS, BenchmarkSettings, is_populational
+from pipeline.tracks.generality.track import TRACK
 from pipeline.validate import load_folder
 
 
@@ -334,7 +330,7 @@ def test_numeric_settings_have_domains(bad):
 
 
 def test_raw_scale_maps_onto_unit_interval():
-    from pipeline.tracks.generality.track import SubmissionSettings
+    from pipeline.tracks.generality.settings import SubmissionSettings
 
     raw = long({"h": [1, 0, -0.25, 1]}, ["q1", "q2", "q3", "q4"])
     b = BundleInput(

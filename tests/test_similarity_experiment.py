@@ -14,16 +14,16 @@ from typer.testing import CliRunner
 
 from cli.app import app
 from pipeline.errors import UsageError
-from pipeline.metrics.aiq.agents_fast import run_episode
-from pipeline.metrics.aiq.bf_fast import program_arrays, seed64
-from pipeline.metrics.aiq.merged_episode import run_merged_episode
-from pipeline.tracks.similarity.experiment import (
+from pipeline.lab.similarity.experiment import (
     FAMILIES,
     ExperimentSettings,
     run_experiment,
     runs_csv,
     settings_from_manifest,
 )
+from pipeline.metrics.aiq.agents_fast import run_episode
+from pipeline.metrics.aiq.bf_fast import program_arrays, seed64
+from pipeline.metrics.aiq.merged_episode import run_merged_episode
 
 ROOT = Path(__file__).resolve().parents[1]
 COMMITTED = ROOT / "submissions" / "aiq-families"
@@ -305,7 +305,7 @@ def test_committed_bundle_reruns_from_its_recorded_settings(bundle: str, tmp_pat
 def test_committed_episode_control_reads_unrelated() -> None:
     # Merging whole environments (fresh agent each) gives E[V_AB] = (V_A + V_B)/2, i.e. S = 0:
     # every published interval of the control must cover 0.
-    from pipeline.tracks.similarity.runs import analyse_runs_file
+    from pipeline.lab.similarity.show import analyse_runs_file
 
     report = analyse_runs_file(COMMITTED / "q-lambda-episode-control" / "runs.csv")
     pairs = report.configs[0].pairs

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 
 from pipeline.errors import UsageError
+from pipeline.lab.similarity import reported
+from pipeline.lab.similarity.suites import SuiteSettings, plan, run_suite
 from pipeline.metrics.similarity.measure import similarity
 from pipeline.metrics.similarity.merge import (
     implied_v_ab,
@@ -21,8 +23,6 @@ from pipeline.metrics.similarity.merge import (
     sample_merge,
     split_episodes,
 )
-from pipeline.tracks.similarity import reported
-from pipeline.tracks.similarity.suites import SuiteSettings, plan, run_suite
 
 ROOT = Path(__file__).resolve().parents[1]
 PH = ROOT / "submissions" / "pereyda-holder-2020"
@@ -110,7 +110,7 @@ def test_reported_tables_round_trip_through_eq3() -> None:
 
 def test_reported_scores_are_the_published_values_exactly() -> None:
     from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
-    from pipeline.tracks.similarity.track import score
+    from pipeline.tracks.similarity.score import score
 
     bench_tests = [{"id": t} for t in reported.TEST_IDS.values()]
     bench = BenchmarkInput(
@@ -232,7 +232,7 @@ def test_sufficient_and_insufficient_agents_are_told_apart() -> None:
 def test_cartpole_controller_balances() -> None:
     import gymnasium as gym
 
-    from pipeline.tracks.similarity.gym_suite import balancing_action, cartpole_passive
+    from pipeline.lab.similarity.gym_suite import balancing_action, cartpole_passive
 
     env = gym.make("CartPole-v1")
     obs, _ = env.reset(seed=3)

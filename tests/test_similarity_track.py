@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from pipeline.tracks import get_track
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
-from pipeline.tracks.similarity.track import BenchmarkSettings, SubmissionSettings
+from pipeline.tracks.similarity.settings import BenchmarkSettings, SubmissionSettings
 
 TESTS = ["mnist", "fmnist", "c10", "c100"]
 HEADER = "test_a,test_b,p,merge,agent,v_a,v_b,v_ab,seed\n"

@@ -18,7 +18,7 @@ scale) to the run's; ``module:Class`` names a Python agent class, ``cmd:PROGRAM 
 external program speaking JSON lines one percept at a time, ``cmdbatch:PROGRAM ARGS`` one
 speaking the batched protocol (many runs per message) and ``gym:module:factory[,key=value...]``
 a factory of policies acting on Gymnasium observations (see
-:mod:`pipeline.tracks.aiq.external` and :mod:`pipeline.tracks.aiq.gym_env`).
+:mod:`pipeline.lab.aiq.external` and :mod:`pipeline.lab.aiq.gym_env`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 r"""AIQ reference agents in plain Python (spec §4): Random, Freq(ε), Q(λ) (Q(0) = λ 0), HLQ(λ).
 
 Every agent follows the two-method protocol of external agents
-(:mod:`pipeline.tracks.aiq.external`):
+(:mod:`pipeline.lab.aiq.external`):
 ``reset(settings)`` at the start of a run, then ``act(observation, reward) -> action`` once
 per cycle (the first call receives the initial percept: reward 0, blank observation). The
 compiled twins in :mod:`agents_fast` give identical actions from the same seed.

@@ -31,8 +31,7 @@ def _seed(log: Mapping[str, Any]) -> Any:
 
 def _verify_function() -> Any:
     """Return the AIQ engine's public bundle verification, or ``None`` if not landed."""
-    for module, name in (("pipeline.tracks.aiq.verify", "verify_bundle"),
-                         ("pipeline.tracks.aiq.track", "verify_bundle")):
+    for module, name in (("pipeline.tracks.aiq.verify", "verify_bundle"),):
         try:
             fn = getattr(importlib.import_module(module), name, None)
         except ImportError:

@@ -1,8 +1,8 @@
-"""The benchmark's program sample: generation (seeded, in blocks, on the executor) and its files.
+"""The benchmark's program sample: its data and its files.
 
-A sample is ``count`` accepted programs with their strata, drawn in blocks of
-:data:`BLOCK` programs; block ``b`` uses the seed ``derive_seed(seed, b)``, so the sample is
-the same whatever the number of workers. Files (benchmark-owned, under ``reference/``):
+A sample is ``count`` accepted programs with their strata, drawn in blocks of :data:`BLOCK`
+programs by ``gmeter aiq sample`` (:mod:`pipeline.lab.aiq.sampling`). Files (benchmark-owned,
+under ``reference/``):
 
 * ``programs.csv`` or ``programs.csv.gz``: ``id,stratum,program`` in draw order (``id`` =
   0-based line index). The estimator consumes programs per stratum in this order.
@@ -22,8 +22,6 @@ from typing import Any, NamedTuple
 from pipeline.metrics.aiq.bf import OPCODES, BFConfig
 from pipeline.metrics.aiq.sampler import (
     NUM_STRATA,
-    REJECT_REASONS,
-    SampleBlock,
     stratum_probabilities,
 )
 
@@ -72,58 +70,6 @@ class ProgramSample:
             "hist_accepted": self.hist_accepted,
             "p": [round(x, 8) for x in self.p],
         }
-
-
-class _BlockJob(NamedTuple):
-    block: int
-    size: int
-    seed: int
-    config: BFConfig
-    iterated: bool
-
-
-def _run_block(job: _BlockJob) -> SampleBlock:
-    from pipeline.metrics.aiq.sampler_fast import sample_block_fast
-    from pipeline.metrics.seeds import derive_seed
-
-    seed = derive_seed(job.seed, job.block)
-    return sample_block_fast(seed, job.size, job.config, iterated=job.iterated)
-
-
-def generate_sample(
-    count: int,
-    config: BFConfig,
-    seed: int,
-    *,
-    iterated: bool = False,
-    executor: Any = None,
-    progress: Any = None,
-) -> ProgramSample:
-    """Draw ``count`` accepted programs (see the module docstring for the seeding)."""
-    from pipeline.executor import InProcessExecutor
-
-    if count < 1:
-        raise ValueError("count must be >= 1")
-    jobs = [
-        _BlockJob(b, min(BLOCK, count - b * BLOCK), seed, config, iterated)
-        for b in range((count + BLOCK - 1) // BLOCK)
-    ]
-    ex = executor or InProcessExecutor()
-    blocks: list[SampleBlock] = ex.map(_run_block, jobs, label="aiq sample", progress=progress)
-    out = ProgramSample([], [], seed, config, iterated, 0, dict.fromkeys(REJECT_REASONS, 0))
-    out.hist_drawn = [0] * len(blocks[0].hist_drawn)
-    out.hist_accepted = [0] * len(blocks[0].hist_accepted)
-    for blk in blocks:
-        out.programs += blk.programs
-        out.strata += blk.strata
-        out.drawn += blk.drawn
-        for k, v in blk.rejected.items():
-            out.rejected[k] += v
-        out.hist_drawn = [a + b for a, b in zip(out.hist_drawn, blk.hist_drawn, strict=True)]
-        out.hist_accepted = [
-            a + b for a, b in zip(out.hist_accepted, blk.hist_accepted, strict=True)
-        ]
-    return out
 
 
 # --------------------------------------------------------------------------- files
@@ -244,4 +190,3 @@ def _well_formed(program: str) -> bool:
             break
         nest = nest.replace("[]", "")
     return not nest
-

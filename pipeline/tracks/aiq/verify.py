@@ -16,23 +16,21 @@ import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from pipeline.errors import GmeterError, Problem
+from pipeline.errors import Problem
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.runs import AIQSettings, decode_actions, run_seed
 from pipeline.tracks.aiq.bundle import (
-    LOG,
-    MACHINE_KEYS,
     SAMPLES,
+    STATUS_OK,
+    STATUS_OVERTIME,
     ParsedRows,
-    read_log,
     read_rows,
     read_traces,
 )
-from pipeline.tracks.aiq.engine import STATUS_OK, STATUS_OVERTIME
 from pipeline.tracks.aiq.programs import ProgramsParse, maybe_gunzip, parse_programs
+from pipeline.tracks.aiq.settings import LOG, MACHINE_KEYS, read_log
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 
 TOLERANCE = 1e-9
@@ -279,46 +277,9 @@ def verify_files(fs: FileSet, benchmark: BenchmarkInput | None = None) -> Verify
     return out
 
 
-def verify_dir(path: Path) -> VerifyResult:
-    """Verify the bundle folder ``path`` (with its benchmark when the parent folder is one)."""
-    from pipeline.bundles import display, is_benchmark_dir, read_folder
-
-    if not path.is_dir():
-        raise GmeterError(f"{path}: no such folder", hint="give the bundle folder")
-    read = read_folder(path, display(path))
-    fs = FileSet(display(path), read.files)
-    bench = _load_benchmark(path.parent) if is_benchmark_dir(path.parent) else None
-    out = verify_files(fs, bench)
-    out.problems = read.problems + out.problems
-    return out
-
-
-def _load_benchmark(folder: Path) -> BenchmarkInput | None:
-    """Return the parent benchmark for the programs check (None unless an AIQ benchmark)."""
-    import tomllib
-
-    from pipeline.bundles import display
-
-    try:
-        manifest = tomllib.loads((folder / "benchmark.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if manifest.get("track") != "aiq":
-        return None
-    settings = dict(manifest.get("aiq", {}))
-    rel = str(settings.get("programs", "reference/programs.csv.gz"))
-    files: dict[str, bytes] = {}
-    p = folder / rel
-    if p.is_file() and not p.is_symlink():
-        files[rel] = p.read_bytes()
-    return BenchmarkInput(str(manifest.get("id", folder.name)), "aiq",
-                          str(manifest.get("version", "")), manifest, settings,
-                          FileSet(display(folder), files))  # fmt: skip
-
-
 def programs_digest(text: str) -> str:
     """SHA-256 of the (decompressed) programs CSV text, as recorded in ``aiq.toml``."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-__all__: Sequence[str] = ("VerifyResult", "verify_bundle", "verify_dir", "verify_files")
+__all__: Sequence[str] = ("VerifyResult", "verify_bundle", "verify_files")

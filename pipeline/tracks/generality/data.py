@@ -1,9 +1,9 @@
-"""Reading and validation of ``generality`` benchmarks and bundles.
+"""Reading ``generality`` benchmarks and bundles, with every problem found on the way.
 
 The benchmark's item catalogue (:func:`read_items`), a bundle's ``responses.csv`` and
-``agents.csv`` (:func:`read_bundle`, with a fast path for clean files) and the track's
-:func:`validate_benchmark` / :func:`validate_bundle`, which report every problem as a
-:class:`~pipeline.errors.Problem`. Re-exported by :mod:`pipeline.tracks.generality.track`.
+``agents.csv`` (:func:`read_bundle`, with a fast path for clean files), the declared raw scale
+and the coverage rule (every agent answers every item). Used by validation
+(:mod:`pipeline.tracks.generality.validate`) and scoring.
 """
 
 from __future__ import annotations
@@ -17,14 +17,13 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.base import BundleInput, FileSet
 from pipeline.tracks.filecheck import Column, check_csv
 from pipeline.tracks.generality.settings import (
     AGENTS,
     MISSING_MARK,
     RESPONSES,
     BenchmarkSettings,
-    settings_of,
 )
 
 #: Transforms whose responses lie in [0, 1] (a bundle's ``raw_scale`` may map onto it).
@@ -221,59 +220,6 @@ def read_bundle(
     return BundleData(tuple(agent), tuple(item), value, dates), problems
 
 
-# --------------------------------------------------------------------------- validation
-def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
-    """Check the settings against the reference files (items, difficulties, references)."""
-    where = bench.files.where("benchmark.toml")
-    try:
-        s = settings_of(bench)
-    except Exception as exc:
-        return [Problem(where, "generality", str(exc), "correct the [generality] section")]
-    problems: list[Problem] = []
-    items, more = read_items(bench.files, s)
-    problems += more
-    if items is not None and s.transform == "dref" and s.distribution == "beta":
-        from pipeline.metrics.generality.transforms import beta_parameters
-
-        mu = np.array(items.column("ref_mean"), dtype=float)
-        var = np.array(items.column("ref_variance"), dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            a, b = beta_parameters(mu, var)
-        for k in np.flatnonzero(~((a > 0) & (b > 0))):
-            problems.append(
-                Problem(
-                    bench.files.where(s.items_file),
-                    f"item {items.items[k]}",
-                    "the Beta reference needs 0 < ref_mean < 1 and "
-                    "0 < ref_variance < ref_mean (1 - ref_mean)",
-                    "correct the reference mean or variance",
-                )
-            )
-    if s.pipeline == "padded" and (s.kmin is not None or s.kmax is not None):
-        problems.append(
-            Problem(
-                where,
-                "generality.kmin",
-                "kmin/kmax are ignored by the padded pipeline (its limits come from the "
-                "difficulties)",
-                "remove them",
-                severity="warning",
-            )
-        )
-    if s.transform != "intrinsic" and (
-        s.epsilon is not None or s.clip_negative or s.difficulty_bins
-    ):
-        problems.append(
-            Problem(
-                where,
-                "generality",
-                "epsilon, clip_negative and difficulty_bins apply to intrinsic difficulty only",
-                "remove them or use transform = 'intrinsic'",
-            )
-        )
-    return problems
-
-
 def raw_scale_of(bundle: BundleInput) -> tuple[float, float] | None:
     """The bundle's declared ``raw_scale`` (None when absent)."""
     rs = bundle.settings.get("raw_scale") if bundle.settings else None
@@ -316,62 +262,4 @@ def coverage_problems(
         problems.append(
             Problem(fs.where(RESPONSES), "agent", f"{short - 20} more incomplete agents", "")
         )
-    return problems
-
-
-def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
-    """Check ``responses.csv`` (columns, values, duplicates, items, coverage) and more.
-
-    Also ``agents.csv`` and the bundle's ``raw_scale``.
-    """
-    try:
-        s = settings_of(bench)
-    except Exception:
-        return []  # the benchmark's own validation reports it
-    scale = raw_scale_of(bundle)
-    problems: list[Problem] = []
-    if scale is not None and s.transform not in UNIT_RESPONSES:
-        problems.append(
-            Problem(
-                bundle.files.where("submission.toml"),
-                "generality.raw_scale",
-                f"applies to responses in [0, 1]; transform {s.transform!r} ranks raw scores",
-                "remove raw_scale (raw scores are used as given)",
-            )
-        )
-    data, more = read_bundle(bundle.files, s, scale)
-    problems += more
-    if data is not None:
-        seen = set(data.item)
-    else:  # report unknown items of the readable rows too: every problem at once
-        rows, _ = check_csv(
-            bundle.files, RESPONSES, [Column("item", required=False)], allow_extra=True
-        )
-        seen = {str(r["item"]) for r in rows if r.get("item")}
-    items, _ = read_items(bench.files, s)
-    if data is not None:
-        problems += coverage_problems(
-            bundle.files, data, items.items if items is not None else None, s
-        )
-    if items is not None:
-        known = set(items.items)
-        unknown = sorted(seen - known)
-        for i in unknown[:20]:
-            problems.append(
-                Problem(
-                    bundle.files.where(RESPONSES),
-                    f"item {i}",
-                    "is not an item of this benchmark",
-                    f"use the item names of {bench.files.where(s.items_file)}",
-                )
-            )
-        if len(unknown) > 20:
-            problems.append(
-                Problem(
-                    bundle.files.where(RESPONSES),
-                    "item",
-                    f"{len(unknown) - 20} more unknown items not shown",
-                    "",
-                )
-            )
     return problems

@@ -2,8 +2,7 @@
 
 :class:`BenchmarkSettings` (how items get a difficulty, the integration pipeline, the
 normalisation, bootstrap) with its consistency checks, :class:`SubmissionSettings`, the
-metric names and the bundle's file names, and :func:`is_populational`. Re-exported by
-:mod:`pipeline.tracks.generality.track`.
+metric names and the bundle's file names, and :func:`is_populational`.
 """
 
 from __future__ import annotations

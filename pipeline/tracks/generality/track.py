@@ -14,63 +14,20 @@ are *verified*.
 
 See ``docs/generality.md`` for the formulas and conventions.
 
-This module holds ``TRACK`` and the ``gmeter new`` templates and re-exports the track's
-public names from the modules that implement it: :mod:`~pipeline.tracks.generality.settings`
-(settings, names), :mod:`~pipeline.tracks.generality.data` (reading, validation),
-:mod:`~pipeline.tracks.generality.score` (scoring). The folder loader of
+This module holds ``TRACK`` and the ``gmeter new`` templates; the track's other roles are
+:mod:`~pipeline.tracks.generality.settings` (settings, names),
+:mod:`~pipeline.tracks.generality.data` (reading, validation),
+:mod:`~pipeline.tracks.generality.score` (scoring) and
+:mod:`~pipeline.tracks.generality.integrity`. The folder loader of
 ``gmeter generality --benchmark`` is the use case :func:`pipeline.validate.benchmark_inputs`.
 """
 
 from __future__ import annotations
 
 from pipeline.tracks.base import TrackSpec
-from pipeline.tracks.generality.analysis import Analysis, Population, analyse, assemble
-from pipeline.tracks.generality.data import (
-    BundleData,
-    ItemTable,
-    read_bundle,
-    read_items,
-    validate_benchmark,
-    validate_bundle,
-)
 from pipeline.tracks.generality.score import score
-from pipeline.tracks.generality.settings import (
-    AGENTS,
-    METRICS,
-    POPULATIONAL,
-    RESPONSES,
-    BenchmarkSettings,
-    SubmissionSettings,
-    Transform,
-    is_populational,
-    settings_of,
-)
-
-__all__ = [
-    "AGENTS",
-    "METRICS",
-    "POPULATIONAL",
-    "RESPONSES",
-    "TRACK",
-    "Analysis",
-    "BenchmarkSettings",
-    "BundleData",
-    "ItemTable",
-    "Population",
-    "SubmissionSettings",
-    "Transform",
-    "analyse",
-    "assemble",
-    "benchmark_template",
-    "bundle_template",
-    "is_populational",
-    "read_bundle",
-    "read_items",
-    "score",
-    "settings_of",
-    "validate_benchmark",
-    "validate_bundle",
-]
+from pipeline.tracks.generality.settings import BenchmarkSettings, SubmissionSettings
+from pipeline.tracks.generality.validate import validate_benchmark, validate_bundle
 
 
 def bundle_template() -> dict[str, str]:

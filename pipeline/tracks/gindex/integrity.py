@@ -95,7 +95,7 @@ def same_program(a: bytes, b: bytes) -> bool | None:
 
 def _tasks(bench: BenchmarkInput) -> dict[str, tuple[str, str]]:
     """Return task id → (domain, path) of the benchmark's reference programs."""
-    from pipeline.tracks.gindex.track import reference_tasks
+    from pipeline.tracks.gindex.validate import reference_tasks
 
     return {t: (d, p) for d, items in reference_tasks(bench).items() for t, p in items}
 
@@ -228,7 +228,7 @@ def copied_divergences(ctx: IntegrityContext) -> Iterator[Finding]:
 
 def _compute(bundle: BundleInput, bench: BenchmarkInput) -> float | None:
     """Return the total compute of a bundle in the benchmark's unit (None if unreadable)."""
-    from pipeline.tracks.gindex.track import read_compute
+    from pipeline.tracks.gindex.validate import read_compute
 
     unit = float(bench.settings.get("tflops_seconds_per_unit", 1000.0))
     try:

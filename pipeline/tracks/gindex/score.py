@@ -4,7 +4,7 @@
 program, in parallel on the executor) or takes a bundle's reported divergences, the domain
 distances Ω of the reference programs, then the g-index in the companion code's per-domain
 form or the paper's per-task form (:mod:`pipeline.metrics.gindex.index`), and the chart data of
-the site. Re-exported by :mod:`pipeline.tracks.gindex.track`.
+the site.
 """
 
 from __future__ import annotations
@@ -17,12 +17,10 @@ from typing import Any
 from pipeline.errors import ScoringError
 from pipeline.tracks.base import BenchmarkInput, BundleInput, ScoreContext, ScoreRow, TrackResult
 from pipeline.tracks.filecheck import check_csv
+from pipeline.tracks.gindex.settings import CURRICULUM, DIVERGENCES, PROGRAMS
 from pipeline.tracks.gindex.validate import (
-    CURRICULUM,
     CURRICULUM_COLUMNS,
     DIVERGENCE_COLUMNS,
-    DIVERGENCES,
-    PROGRAMS,
     domain_order,
     read_compute,
     read_flow,

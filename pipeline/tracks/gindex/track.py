@@ -16,83 +16,25 @@ domain_order``). A bundle brings
 Scores: ``g_index`` (primary, with a bootstrap interval over test tasks), ``theta_mean``,
 ``omega_mean`` and ``compute_log2``. See docs/gindex.md.
 
-This module holds ``TRACK`` and the ``gmeter new`` templates and re-exports the track's
-public names from the modules that implement it: :mod:`~pipeline.tracks.gindex.validate`
-(settings, bundle layout, readers, validation), :mod:`~pipeline.tracks.gindex.score`
-(scoring and charts) and :mod:`~pipeline.tracks.gindex.published` (the published experiments).
+This module holds ``TRACK`` and the ``gmeter new`` templates; the track's other roles are
+:mod:`~pipeline.tracks.gindex.settings`, :mod:`~pipeline.tracks.gindex.validate` (bundle
+layout, readers, validation), :mod:`~pipeline.tracks.gindex.score` (scoring and charts) and
+:mod:`~pipeline.tracks.gindex.integrity`. The published experiments are imported by
+:mod:`pipeline.lab.gindex.published`.
 """
 
 from __future__ import annotations
 
 from pipeline.tracks.base import TrackSpec
-from pipeline.tracks.gindex.published import (
-    MAYA_COMMIT,
-    MAYA_DOMAIN_ORDER,
-    MAYA_SYSTEMS,
-    MAYA_URL,
-    PAPER,
-    MayaExperiment,
-    experiment_g_index,
-    experiment_tasks,
-    maya_experiment_bundle,
-    parse_maya_experiment,
-)
-from pipeline.tracks.gindex.score import CLUSTER_LIMIT, mean, score
-from pipeline.tracks.gindex.validate import (
+from pipeline.tracks.gindex.score import score
+from pipeline.tracks.gindex.settings import (
     COMPUTE,
-    COMPUTE_COLUMNS,
     CURRICULUM,
-    CURRICULUM_COLUMNS,
-    DIVERGENCE_COLUMNS,
-    DIVERGENCES,
     PROGRAMS,
     BenchmarkSettings,
-    PublishedValue,
     SubmissionSettings,
-    domain_order,
-    flow_problems,
-    read_compute,
-    read_flow,
-    reference_tasks,
-    validate_benchmark,
-    validate_bundle,
 )
-
-__all__ = [
-    "CLUSTER_LIMIT",
-    "COMPUTE",
-    "COMPUTE_COLUMNS",
-    "CURRICULUM",
-    "CURRICULUM_COLUMNS",
-    "DIVERGENCES",
-    "DIVERGENCE_COLUMNS",
-    "MAYA_COMMIT",
-    "MAYA_DOMAIN_ORDER",
-    "MAYA_SYSTEMS",
-    "MAYA_URL",
-    "PAPER",
-    "PROGRAMS",
-    "TRACK",
-    "BenchmarkSettings",
-    "MayaExperiment",
-    "PublishedValue",
-    "SubmissionSettings",
-    "benchmark_template",
-    "bundle_template",
-    "domain_order",
-    "experiment_g_index",
-    "experiment_tasks",
-    "flow_problems",
-    "maya_experiment_bundle",
-    "mean",
-    "parse_maya_experiment",
-    "read_compute",
-    "read_flow",
-    "reference_tasks",
-    "score",
-    "validate_benchmark",
-    "validate_bundle",
-]
+from pipeline.tracks.gindex.validate import validate_benchmark, validate_bundle
 
 
 def bundle_template() -> dict[str, str]:

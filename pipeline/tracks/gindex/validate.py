@@ -1,101 +1,27 @@
-"""The ``gindex`` track's settings, bundle layout, readers and validation.
+"""The ``gindex`` track's bundle layout, readers and validation.
 
-The ``[gindex]`` settings models of ``benchmark.toml`` and ``submission.toml``; the files a
-bundle brings (``curriculum.csv``, ``compute.csv``, ``programs/<task>.json`` or
-``divergences.csv``) and their column rules; reading the benchmark's reference programs
+The column rules of the files a bundle brings (names and settings in
+:mod:`pipeline.tracks.gindex.settings`); reading the benchmark's reference programs
 (``<domains_dir>/<domain>/<task>.json``); the structure checks of a program; and
 :func:`validate_benchmark` / :func:`validate_bundle`, which report every problem as a
-:class:`~pipeline.errors.Problem`. Re-exported by :mod:`pipeline.tracks.gindex.track`.
+:class:`~pipeline.errors.Problem`.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from typing import Any
 
 from pipeline.errors import Problem
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.filecheck import Column, check_csv, iter_json_problems
-from pipeline.tracks.settings import StrictSettings
-
-CURRICULUM = "curriculum.csv"
-COMPUTE = "compute.csv"
-DIVERGENCES = "divergences.csv"
-PROGRAMS = "programs/"
-
-
-NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-"""A finite number ≥ 0 (a prior ρ: a negative prior has no meaning)."""
-MAX_COMPUTE = 1e30
-"""Largest compute accepted in the benchmark's unit (far beyond any training run)."""
-
-
-class PublishedValue(StrictSettings):
-    """A published g-index of one bundle, shown next to gmeter's."""
-
-    bundle: str = Field(description="The bundle id.")
-    paper: float | None = Field(None, description="The value in the paper (Table 1).")
-    companion: float | None = Field(
-        None, description="The value the companion code prints for the published data."
-    )
-
-
-class BenchmarkSettings(StrictSettings):
-    """The ``[gindex]`` section of ``benchmark.toml``."""
-
-    domains_dir: str = Field(
-        "reference/domains",
-        description="Folder of the reference programs: <domains_dir>/<domain>/<task>.json.",
-    )
-    domain_order: list[str] = Field(
-        default_factory=list,
-        description="Every task domain once, in the order that symmetrises the domain "
-        "distances (the earlier domain of a pair is the one averaged over). Empty: sorted.",
-    )
-    convention: Literal["reference", "paper"] = Field(
-        "reference",
-        description="Δ convention: reference (the companion code's semantics) or paper "
-        "(the paper's definition). See docs/gindex.md.",
-    )
-    form: Literal["domain", "task"] = Field(
-        "domain",
-        description="domain: one contribution per task domain, as the companion code; task: "
-        "one per test task (paper eqs. 8-9). Reported bundles always use domain.",
-    )
-    rho: float = Field(1e-4, ge=0, le=1e6, description="The priors ρ of every bundle (paper: a "
-                       "constant, 1e-4 in the companion code). The benchmark owns it.")
-    compute_unit: str = Field("PFLOP·s", description="Unit of compute (E = log2 of it).")
-    tflops_seconds_per_unit: float = Field(
-        1000.0, gt=0, description="TFLOPS × seconds in one compute unit (1000 for PFLOP·s)."
-    )
-    max_nodes: int = Field(2000, ge=1, description="Largest program accepted (nodes).")
-    confidence: float = Field(0.95, gt=0.5, lt=1.0, description="Bootstrap interval level.")
-    resamples: int = Field(2000, ge=100, description="Bootstrap resamples of the test tasks.")
-    published: list[PublishedValue] = Field(
-        default_factory=list, description="Published values shown for comparison."
-    )
-
-
-class SubmissionSettings(StrictSettings):
-    """The ``[gindex]`` section of ``submission.toml``."""
-
-    model: str = Field("", max_length=200, description="Model identifier (e.g. gpt2-medium).")
-    priors: NonNegative | dict[str, NonNegative] | None = Field(
-        None,
-        description="Priors ρ ≥ 0 claimed by the submitter (one number, or one per "
-        "curriculum domain). The benchmark owns ρ (`rho` of benchmark.toml): a bundle that "
-        "declares its own is scored with the benchmark's, flagged by `gmeter check` and "
-        "marked on the board.",
-    )
-    compute: float | None = Field(
-        None, gt=0, le=MAX_COMPUTE,
-        description="Declared total compute; must equal the compute log's total.",
-    )
-    average_divergence: float | None = Field(
-        None, ge=0, le=1, description="Published overall mean divergence (shown, not scored)."
-    )
+from pipeline.tracks.gindex.settings import (
+    COMPUTE,
+    CURRICULUM,
+    DIVERGENCES,
+    MAX_COMPUTE,
+    PROGRAMS,
+)
 
 
 # --------------------------------------------------------------------------- reading

@@ -1,7 +1,8 @@
 """Read a similarity ``runs.csv`` and analyse it: pairs, matrices, diversity and the 2-D map.
 
-One use case shared by the ``similarity`` track (scoring bundles) and ``gmeter similarity
-RUNS.csv`` (a file on its own). Everything here is a pure function of the rows.
+Shared by the ``similarity`` track (scoring bundles) and ``gmeter similarity RUNS.csv`` (a file
+on its own, read by :mod:`pipeline.lab.similarity.show`). Everything here is a pure function
+of the rows.
 
 ``runs.csv`` has one row per (pair of tests, merge, proportion, baseline agent, seed)::
 
@@ -19,11 +20,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import numpy as np
 
-from pipeline.errors import Problem, UsageError, ValidationFailed
+from pipeline.errors import Problem
 from pipeline.metrics.similarity.mds import Embedding, classical_mds
 from pipeline.metrics.similarity.measure import CONVENTIONS, Convention, SimilarityEstimate
 from pipeline.metrics.similarity.measure import estimate_similarity as _estimate
@@ -437,34 +437,3 @@ def pair_rows(report: RunsReport) -> list[dict[str, object]]:
             rec = pair_record(pr)
             out.append({k: rec[k] for k in cols})
     return out
-
-
-def analyse_runs_file(
-    path: Path,
-    *,
-    convention: str = "paper",
-    confidence: float = 0.95,
-    seed: int = 20211,
-) -> RunsReport:
-    """Read, check and analyse a runs file on its own (no benchmark: any test names).
-
-    Raises
-    ------
-    UsageError
-        If the file does not exist or an option is out of range.
-    ValidationFailed
-        With every problem of the file, if it has any.
-    """
-    if not path.is_file():
-        raise UsageError(f"{path}: no such file", hint="give a runs.csv (see docs/similarity.md)")
-    if convention not in CONVENTIONS:
-        raise UsageError(f"--convention {convention!r}", hint="use paper or mixture")
-    if not 0.5 < confidence < 1.0:
-        raise UsageError(f"--confidence {confidence}", hint="give a level such as 0.95")
-    fs = FileSet(
-        str(path.parent) if str(path.parent) != "." else "", {path.name: path.read_bytes()}
-    )
-    rows, problems = read_runs(fs, path.name)
-    if problems:
-        raise ValidationFailed(problems, f"{path} has {len(problems)} problem(s)")
-    return analyse_runs(rows, convention=convention, confidence=confidence, seed=seed)

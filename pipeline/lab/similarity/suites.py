@@ -1,8 +1,8 @@
 """The passive (classification) and active (Gym) experiments of ``gmeter similarity run``.
 
 ``--experiment classification`` runs the paper's image experiment on scikit-learn's bundled
-data sets (:mod:`~pipeline.tracks.similarity.sklearn_suite`), ``--experiment gym`` its Gym
-experiment on Gymnasium's built-in environments (:mod:`~pipeline.tracks.similarity.gym_suite`).
+data sets (:mod:`~pipeline.lab.similarity.sklearn_suite`), ``--experiment gym`` its Gym
+experiment on Gymnasium's built-in environments (:mod:`~pipeline.lab.similarity.gym_suite`).
 Both share one plan:
 
 * replicate ``k`` (a ``seed`` of ``runs.csv``) scores the baseline on every test alone and on
@@ -41,10 +41,10 @@ MAX_P = 19
 def _tests_known(experiment: str) -> dict[str, tuple[str, str]]:
     """``{test id: (title, description)}`` of an experiment (cheap: no heavy import)."""
     if experiment == "classification":
-        from pipeline.tracks.similarity.sklearn_suite import DATASETS
+        from pipeline.lab.similarity.sklearn_suite import DATASETS
 
         return {t.id: (t.title, t.description) for t in DATASETS.values()}
-    from pipeline.tracks.similarity.gym_suite import ENVS
+    from pipeline.lab.similarity.gym_suite import ENVS
 
     return {t.id: (t.title, t.description) for t in ENVS.values()}
 
@@ -103,7 +103,7 @@ class SuiteSettings:
         if not self.tests:
             object.__setattr__(self, "tests", DEFAULT_TESTS[self.experiment])
         if self.experiment == "gym":
-            from pipeline.tracks.similarity.gym_suite import canonical_env
+            from pipeline.lab.similarity.gym_suite import canonical_env
 
             object.__setattr__(self, "tests", tuple(canonical_env(t) for t in self.tests))
         known = _tests_known(self.experiment)
@@ -236,11 +236,11 @@ def run_item(item: RunItem) -> float:
 
     with threadpool_limits(1):  # BLAS threads fight on a shared machine; one is faster
         if s.experiment == "classification":
-            from pipeline.tracks.similarity.sklearn_suite import MLPSettings, run_data_test
+            from pipeline.lab.similarity.sklearn_suite import MLPSettings, run_data_test
 
             m = MLPSettings(item.width, s.layers, s.max_iter, s.test_fraction)
             return run_data_test(item.tests, item.p, m, s.size, seeds, item.part)
-        from pipeline.tracks.similarity.gym_suite import AgentSettings, run_env_test
+        from pipeline.lab.similarity.gym_suite import AgentSettings, run_env_test
 
         steps = s.steps
         tests = item.tests
@@ -280,11 +280,11 @@ class SuiteResult:
 
 def library_versions(experiment: str) -> dict[str, str]:
     """The versions of the libraries whose behaviour the numbers depend on."""
-    from pipeline.tracks.similarity.gym_suite import gym_version
+    from pipeline.lab.similarity.gym_suite import gym_version
 
     out = {"gymnasium": gym_version()}
     if experiment == "classification":
-        from pipeline.tracks.similarity.sklearn_suite import sklearn_version
+        from pipeline.lab.similarity.sklearn_suite import sklearn_version
 
         out["scikit-learn"] = sklearn_version()
     return out

@@ -78,7 +78,7 @@ def load(test: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
     from sklearn import datasets
 
     if test == "cartpole-passive":
-        from pipeline.tracks.similarity.gym_suite import cartpole_passive
+        from pipeline.lab.similarity.gym_suite import cartpole_passive
 
         x, y = cartpole_passive(CARTPOLE_STATES, seed=2020)
         return x, y

@@ -22,21 +22,17 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import GmeterError, UsageError, ValidationFailed
+from pipeline.lab.generality.matrix import read_matrix
 from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
-from pipeline.tracks.generality.data import raw_scale_of
-from pipeline.tracks.generality.matrix import read_matrix
-from pipeline.tracks.generality.track import (
-    Analysis,
-    BenchmarkSettings,
+from pipeline.tracks.generality.analysis import Analysis, Population, analyse, assemble
+from pipeline.tracks.generality.data import (
     BundleData,
     ItemTable,
-    Population,
-    analyse,
-    assemble,
+    raw_scale_of,
     read_bundle,
     read_items,
-    settings_of,
 )
+from pipeline.tracks.generality.settings import BenchmarkSettings, settings_of
 
 COLUMNS = (
     "agent",

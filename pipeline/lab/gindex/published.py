@@ -3,7 +3,7 @@
 Parsing an experiment file (:func:`parse_maya_experiment`), recomputing its g-index as the
 companion code does (:func:`experiment_g_index`) and converting it into the files of a
 *reported* gindex bundle (:func:`maya_experiment_bundle`), used by ``gmeter gindex`` and
-``gmeter import maya-experiment``. Re-exported by :mod:`pipeline.tracks.gindex.track`.
+``gmeter import maya-experiment``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from pipeline.toml_writer import toml_string
-from pipeline.tracks.gindex.validate import COMPUTE, CURRICULUM, DIVERGENCES
+from pipeline.tracks.gindex.settings import COMPUTE, CURRICULUM, DIVERGENCES
 
 MAYA_URL = "https://github.com/mayahq/g-index-benchmark"
 MAYA_COMMIT = "41aa8291c8bebb88b0c05a10ee4974dbaec09c05"

@@ -2,9 +2,9 @@
 
 Reference agents run in the compiled kernel (or plain Python with ``plain``); outside agents —
 a Python class (``module:Class``), a program (``cmd:PROGRAM``), a Gymnasium policy factory
-(``gym:module:factory``) — through the adapters of :mod:`pipeline.tracks.aiq.external`; a
+(``gym:module:factory``) — through the adapters of :mod:`pipeline.lab.aiq.external`; a
 batched program (``cmdbatch:PROGRAM``) gets whole batches of runs (:func:`execute_batch`,
-:mod:`pipeline.tracks.aiq.batch`). The maths of one run (machine, agents, rewards) is pure
+:mod:`pipeline.lab.aiq.batch`). The maths of one run (machine, agents, rewards) is pure
 and lives in :mod:`pipeline.metrics.aiq.runs`; this module chooses the agent and maps the runs
 over an executor.
 """
@@ -30,10 +30,10 @@ from pipeline.metrics.aiq.runs import (
 def _outside_agent(spec: AgentSpec, step_timeout: float) -> Any:
     """An agent object for ``module:Class``, ``cmd:`` or ``gym:`` (fresh or per worker)."""
     if spec.kind == "gym":
-        from pipeline.tracks.aiq.gym_env import GymPolicyAgent
+        from pipeline.lab.aiq.gym_env import GymPolicyAgent
 
         return GymPolicyAgent(spec.target, dict(spec.params))
-    from pipeline.tracks.aiq.external import external_agent
+    from pipeline.lab.aiq.external import external_agent
 
     return external_agent(spec, step_timeout)
 
@@ -76,8 +76,8 @@ def execute_batch(
     step_timeout: float = 10.0,
 ) -> list[RunResult]:
     """Run a batch of items through a ``cmdbatch:`` agent (module-level, picklable)."""
-    from pipeline.tracks.aiq.batch import BatchCommandAgent, run_batch
-    from pipeline.tracks.aiq.external import shared_process
+    from pipeline.lab.aiq.batch import BatchCommandAgent, run_batch
+    from pipeline.lab.aiq.external import shared_process
 
     spec = parse_agent(agent, settings.episode_length)
     obj = shared_process(("batch", spec.target, step_timeout),
@@ -100,13 +100,13 @@ def map_runs(
     """Map the runs over the executor: one task per run, or per batch for ``cmdbatch:``.
 
     Batches split the runs evenly over the executor's workers (at most
-    :data:`~pipeline.tracks.aiq.batch.MAX_BATCH` runs each); results do not depend on it.
+    :data:`~pipeline.lab.aiq.batch.MAX_BATCH` runs each); results do not depend on it.
     """
     if spec.kind != "batch":
         fn = functools.partial(execute_run, agent=spec.text, settings=settings, record=record,
                                step_timeout=step_timeout)  # fmt: skip
         return list(ex.map(fn, items, label=label, progress=progress))
-    from pipeline.tracks.aiq.batch import MAX_BATCH
+    from pipeline.lab.aiq.batch import MAX_BATCH
 
     if not items:
         return []

@@ -369,7 +369,7 @@ def experiment_from_manifest(path: Path) -> tuple[str, Any]:
 
     ``kind`` is ``aiq-families`` (no ``experiment`` key: the tables written before the suites
     existed), ``classification`` or ``gym``; ``settings`` is an :class:`ExperimentSettings` or a
-    :class:`pipeline.tracks.similarity.suites.SuiteSettings`.
+    :class:`pipeline.lab.similarity.suites.SuiteSettings`.
     """
     import tomllib
 
@@ -389,6 +389,6 @@ def experiment_from_manifest(path: Path) -> tuple[str, Any]:
         return kind, ExperimentSettings.from_dict(
             {k: v for k, v in exp.items() if k != "experiment"}
         )
-    from pipeline.tracks.similarity.suites import SuiteSettings
+    from pipeline.lab.similarity.suites import SuiteSettings
 
     return str(kind), SuiteSettings.from_dict(exp)

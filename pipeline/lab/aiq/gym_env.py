@@ -218,7 +218,7 @@ def _default_benchmark() -> Path:
 
 def load_sample(benchmark: str | Path | None) -> Any:
     """Return the benchmark (its program sample and machine), cached per folder."""
-    from pipeline.tracks.aiq.benchmark import load_benchmark
+    from pipeline.lab.aiq.benchmark import load_benchmark
 
     path = Path(benchmark) if benchmark is not None else _default_benchmark()
     key = str(path.resolve())
@@ -449,7 +449,7 @@ class GymPolicyAgent:
     """
 
     def __init__(self, target: str, params: Mapping[str, float] | None = None) -> None:
-        from pipeline.tracks.aiq.external import import_agent_module
+        from pipeline.lab.aiq.external import import_agent_module
 
         module_name, _, name = target.partition(":")
         factory = getattr(import_agent_module(module_name), name, None)

@@ -1,7 +1,7 @@
 """Write a classification or Gym suite experiment as a similarity bundle (and its benchmark).
 
 ``gmeter similarity run --experiment classification|gym --out submissions/<bench>/<bundle>``
-calls :func:`run_and_write_suite`: the experiment of :mod:`pipeline.tracks.similarity.suites`
+calls :func:`run_and_write_suite`: the experiment of :mod:`pipeline.lab.similarity.suites`
 runs, ``runs.csv`` and a ``submission.toml`` recording every setting (and the library versions)
 are written into the bundle folder, and the parent folder gets a ``benchmark.toml`` declaring
 the tests unless it has one (which must then declare them). ``--from <submission.toml>``
@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__
+from pipeline.lab.similarity.bundle import check_benchmark_file, check_out, write_and_analyse
+from pipeline.lab.similarity.experiment import runs_csv
+from pipeline.lab.similarity.suites import SuiteResult, SuiteSettings, _tests_known, run_suite
 from pipeline.toml_writer import toml_multiline, toml_table, toml_value
-from pipeline.tracks.similarity.bundle import check_benchmark_file, check_out, write_and_analyse
-from pipeline.tracks.similarity.experiment import runs_csv
 from pipeline.tracks.similarity.runs import RunsReport
-from pipeline.tracks.similarity.suites import SuiteResult, SuiteSettings, _tests_known, run_suite
 
 TITLES = {
     "classification": "Similarity of scikit-learn's bundled classification data sets",

@@ -24,41 +24,22 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.errors import GmeterError
+from pipeline.lab.aiq.runner import map_runs
 from pipeline.metrics.aiq.agent_specs import AgentSpec, parse_agent
 from pipeline.metrics.aiq.estimator import (
     AIQEstimate,
     DifferenceEstimate,
     allocate,
-    estimate_mc,
-    estimate_mc_pairs,
     estimate_stratified,
     paired_difference,
     stage_schedule,
 )
 from pipeline.metrics.aiq.runs import AIQSettings, RunItem, RunResult, run_seed
+from pipeline.tracks.aiq.bundle import STATUS_OK, STATUS_OVERTIME, SampleRow
 from pipeline.tracks.aiq.programs import ProgramSample
-from pipeline.tracks.aiq.runner import map_runs
+from pipeline.tracks.aiq.score import estimate_from_rows, pair_lists, pairs_by_stratum
 
 METHODS = ("stratified", "mc-antithetic", "mc")
-STATUS_OK = "ok"
-STATUS_OVERTIME = "overtime"
-
-
-@dataclass(frozen=True)
-class SampleRow:
-    """One run as logged in ``samples.csv`` (``reward`` is NaN for a failed run)."""
-
-    program_id: int
-    program: str
-    stratum: int
-    sign: int
-    seed: int
-    reward: float
-    steps: int
-    cycles: int
-    status: str
-    stage: int
-    actions: str = ""
 
 
 @dataclass
@@ -74,28 +55,6 @@ class AIQRun:
     stages: list[int]
     rows: list[SampleRow]
     estimate: AIQEstimate
-
-
-def pairs_by_stratum(rows: Sequence[SampleRow]) -> dict[int, dict[int, tuple[float, float]]]:
-    """Successful antithetic pairs: stratum → program id → (score +, score −)."""
-    plus: dict[int, SampleRow] = {}
-    minus: dict[int, SampleRow] = {}
-    for r in rows:
-        if r.status == STATUS_OK:
-            (plus if r.sign > 0 else minus)[r.program_id] = r
-    out: dict[int, dict[int, tuple[float, float]]] = {}
-    for pid, a in plus.items():
-        b = minus.get(pid)
-        if b is not None:
-            out.setdefault(a.stratum, {})[pid] = (a.reward, b.reward)
-    return out
-
-
-def pair_lists(
-    pairs: dict[int, dict[int, tuple[float, float]]],
-) -> dict[int, list[tuple[float, float]]]:
-    """Stratum → pairs in program-id order (the order every estimate sums in)."""
-    return {s: [d[pid] for pid in sorted(d)] for s, d in pairs.items()}
 
 
 def _sd(ys: Sequence[float]) -> float:
@@ -272,7 +231,7 @@ def run_aiq(
     try:
         return _run_method(runner, spec, sample, settings, budget, seed, method)
     finally:
-        from pipeline.tracks.aiq.external import close_external_agents
+        from pipeline.lab.aiq.external import close_external_agents
 
         close_external_agents()
 
@@ -303,31 +262,6 @@ def _run_method(
     return AIQRun(spec, settings, method, budget, seed, len(sample.programs), stages, rows, est)
 
 
-def estimate_from_rows(
-    method: str,
-    rows: Sequence[SampleRow],
-    p: Sequence[float],
-    stages: Sequence[int] = (),
-    num_programs: int | None = None,
-) -> AIQEstimate:
-    """Return the estimate of a logged test (what the scorer recomputes from ``samples.csv``).
-
-    Sums run in program-id order, so the value does not depend on the order of the rows.
-    """
-    if method == "stratified":
-        return estimate_stratified(
-            p,
-            pair_lists(pairs_by_stratum(rows)),
-            legacy_runs=stages[-1] if stages else None,
-            num_programs=num_programs,
-        )
-    if method == "mc-antithetic":
-        by_pid = {pid: v for d in pairs_by_stratum(rows).values() for pid, v in d.items()}
-        return estimate_mc_pairs([by_pid[pid] for pid in sorted(by_pid)])
-    ok = sorted((r.program_id, r.reward) for r in rows if r.status == STATUS_OK)
-    return estimate_mc([x for _, x in ok])
-
-
 def run_aiq_difference(
     agent_a: str | AgentSpec,
     agent_b: str | AgentSpec,
@@ -353,7 +287,7 @@ def run_aiq_difference(
     try:
         stages = _stratified(sample, budget, runner.pair_values)
     finally:
-        from pipeline.tracks.aiq.external import close_external_agents
+        from pipeline.lab.aiq.external import close_external_agents
 
         close_external_agents()
     pa, pb = (pairs_by_stratum(rows) for rows in runner.rows)

@@ -1,10 +1,10 @@
 """Make ``import gymnasium`` alone register gmeter's environments (``python -m`` this module).
 
 Gymnasium 0.26–0.29 loaded third-party environments from the ``gymnasium.envs`` entry-point
-group, which ``pyproject.toml`` declares (``pipeline.tracks.aiq.gym_env:register_envs``).
+group, which ``pyproject.toml`` declares (``pipeline.lab.aiq.gym_env:register_envs``).
 Gymnasium 1.0 removed that plugin loader: there, a package's environments exist only after the
-package is imported (``import pipeline.tracks.aiq.gym_env``, or the id form
-``gymnasium.make("pipeline.tracks.aiq.gym_env:gmeter/BF-v0")``).
+package is imported (``import pipeline.lab.aiq.gym_env``, or the id form
+``gymnasium.make("pipeline.lab.aiq.gym_env:gmeter/BF-v0")``).
 
 So that ``import gymnasium; gymnasium.make("gmeter/BF-v0", ...)`` works in any interpreter of
 the environment gmeter is installed in, ``make install`` runs this module once: it writes a
@@ -25,11 +25,11 @@ from pathlib import Path
 PTH = "gmeter_gymnasium.pth"
 MODULE = "_gmeter_gymnasium_hook"
 
-_ENTRY = "pipeline.tracks.aiq.gym_env"
+_ENTRY = "pipeline.lab.aiq.gym_env"
 HOOK_SOURCE = f'''"""Registers gmeter's Gymnasium environments once gymnasium.envs is imported.
 
-Written by `python -m pipeline.tracks.aiq.gym_hook` (gmeter's `make install`); remove with
-`python -m pipeline.tracks.aiq.gym_hook --uninstall`.
+Written by `python -m pipeline.lab.aiq.gym_hook` (gmeter's `make install`); remove with
+`python -m pipeline.lab.aiq.gym_hook --uninstall`.
 """
 
 import sys
@@ -105,8 +105,8 @@ def uninstall(folder: Path | None = None) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m pipeline.tracks.aiq.gym_hook [--uninstall]``."""
-    parser = argparse.ArgumentParser(prog="python -m pipeline.tracks.aiq.gym_hook",
+    """``python -m pipeline.lab.aiq.gym_hook [--uninstall]``."""
+    parser = argparse.ArgumentParser(prog="python -m pipeline.lab.aiq.gym_hook",
                                      description=__doc__.splitlines()[0])  # fmt: skip
     parser.add_argument("--uninstall", action="store_true", help="remove the hook")
     args = parser.parse_args(argv)

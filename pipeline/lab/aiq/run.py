@@ -1,4 +1,4 @@
-"""Use cases behind ``gmeter aiq run``, ``sample`` and ``compare``: load a benchmark, run, write.
+"""Use cases behind ``gmeter aiq run``, ``sample``, ``compare`` and ``verify``: load, run, write.
 
 The benchmark (``submissions/<id>/benchmark.toml`` with ``track = "aiq"``) fixes the machine,
 the program sample (``reference/programs.csv.gz``) and the discount; the run chooses the
@@ -11,23 +11,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pipeline.errors import UsageError
+from pipeline.errors import GmeterError, UsageError
+from pipeline.lab.aiq.benchmark import find_benchmark, load_benchmark
+from pipeline.lab.aiq.engine import AIQRun, run_aiq, run_aiq_difference
+from pipeline.lab.aiq.sampling import generate_sample
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.estimator import DifferenceEstimate
 from pipeline.metrics.aiq.runs import AIQSettings
-from pipeline.tracks.aiq.benchmark import (  # noqa: F401  (re-exported for callers of run)
-    DEFAULT_BENCHMARK,
-    LoadedAIQBenchmark,
-    find_benchmark,
-    load_benchmark,
-)
-from pipeline.tracks.aiq.engine import AIQRun, run_aiq, run_aiq_difference
-from pipeline.tracks.aiq.programs import (
-    ProgramSample,
-    generate_sample,
-    gzip_bytes,
-    programs_csv,
-)
+from pipeline.tracks.aiq.programs import ProgramSample, gzip_bytes, programs_csv
+from pipeline.tracks.aiq.verify import VerifyResult, verify_files
+from pipeline.tracks.base import BenchmarkInput, FileSet
 
 PROGRAMS_FILE = "reference/programs.csv.gz"
 SAMPLER_FILE = "reference/sampler.json"
@@ -48,7 +41,7 @@ def run_to_bundle(
     step_timeout: float = 10.0,
 ) -> tuple[AIQRun, list[Path]]:
     """Run one agent on a benchmark and write the bundle (``gmeter aiq run``)."""
-    from pipeline.tracks.aiq.bundle import write_bundle
+    from pipeline.lab.aiq.bundle import write_bundle
 
     bench = load_benchmark(find_benchmark(out, benchmark))
     settings = AIQSettings(bench.config, episode_length, float(bench.settings["discount"]))
@@ -105,3 +98,40 @@ def sample_to_folder(
     b = out / "sampler.json"
     b.write_text(json.dumps(sample.stats(), indent=1) + "\n", encoding="utf-8")
     return sample, [a, b]
+
+
+def verify_dir(path: Path) -> VerifyResult:
+    """Verify the bundle folder ``path`` (with its benchmark when the parent folder is one)."""
+    from pipeline.bundles import display, is_benchmark_dir, read_folder
+
+    if not path.is_dir():
+        raise GmeterError(f"{path}: no such folder", hint="give the bundle folder")
+    read = read_folder(path, display(path))
+    fs = FileSet(display(path), read.files)
+    bench = _load_benchmark(path.parent) if is_benchmark_dir(path.parent) else None
+    out = verify_files(fs, bench)
+    out.problems = read.problems + out.problems
+    return out
+
+
+def _load_benchmark(folder: Path) -> BenchmarkInput | None:
+    """Return the parent benchmark for the programs check (None unless an AIQ benchmark)."""
+    import tomllib
+
+    from pipeline.bundles import display
+
+    try:
+        manifest = tomllib.loads((folder / "benchmark.toml").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if manifest.get("track") != "aiq":
+        return None
+    settings = dict(manifest.get("aiq", {}))
+    rel = str(settings.get("programs", "reference/programs.csv.gz"))
+    files: dict[str, bytes] = {}
+    p = folder / rel
+    if p.is_file() and not p.is_symlink():
+        files[rel] = p.read_bytes()
+    return BenchmarkInput(str(manifest.get("id", folder.name)), "aiq",
+                          str(manifest.get("version", "")), manifest, settings,
+                          FileSet(display(folder), files))  # fmt: skip

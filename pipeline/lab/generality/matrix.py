@@ -1,7 +1,7 @@
 """Reading an ad-hoc response file (wide or long) as a population matrix.
 
-Shared by ``gmeter generality RESPONSES.csv`` (:mod:`~pipeline.tracks.generality.tables`) and
-``gmeter fa``/``gmeter irt`` (:mod:`~pipeline.tracks.generality.psychometrics`).
+Shared by ``gmeter generality RESPONSES.csv`` (:mod:`~pipeline.lab.generality.tables`) and
+``gmeter fa``/``gmeter irt`` (:mod:`~pipeline.lab.generality.psychometrics`).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Write the AIQ families experiment as a similarity bundle (and, if needed, its benchmark).
 
 ``gmeter similarity run --out submissions/aiq-families/<bundle>`` calls :func:`run_and_write`:
-the experiment of :mod:`pipeline.tracks.similarity.experiment` runs, ``runs.csv`` and a
+the experiment of :mod:`pipeline.lab.similarity.experiment` runs, ``runs.csv`` and a
 ``submission.toml`` holding every setting are written into the bundle folder, and the parent
 folder gets a ``benchmark.toml`` declaring the tests (unless it already has one, which must
 then declare them). Rerunning with ``--from <submission.toml>`` reproduces ``runs.csv``.
@@ -19,14 +19,14 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.errors import UsageError
-from pipeline.toml_writer import toml_multiline, toml_table, toml_value
-from pipeline.tracks.similarity.experiment import (
+from pipeline.lab.similarity.experiment import (
     FAMILIES,
     ExperimentResult,
     ExperimentSettings,
     run_experiment,
     runs_csv,
 )
+from pipeline.toml_writer import toml_multiline, toml_table, toml_value
 from pipeline.tracks.similarity.runs import RunRow, RunsReport, analyse_runs, canonical
 
 AGENT_TITLES = {
@@ -241,7 +241,7 @@ def write_and_analyse(
     """Write a bundle's files, then analyse its runs as ``gmeter score`` will (same seed).
 
     Shared by every experiment's writer (AIQ families here, the scikit-learn and Gymnasium
-    suites in :mod:`pipeline.tracks.similarity.suite_bundle`).
+    suites in :mod:`pipeline.lab.similarity.suite_bundle`).
     """
     written = []
     for path, text in files.items():

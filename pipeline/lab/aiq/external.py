@@ -262,7 +262,7 @@ def external_agent(spec: AgentSpec, step_timeout: float = DEFAULT_STEP_TIMEOUT) 
     """Return an agent object for a ``python`` or ``command`` spec.
 
     Python agents are fresh per call; a command agent is one process per worker, reused.
-    (``gym:`` and ``cmdbatch:`` agents are made by :mod:`pipeline.tracks.aiq.runner`.)
+    (``gym:`` and ``cmdbatch:`` agents are made by :mod:`pipeline.lab.aiq.runner`.)
     """
     if spec.kind == "python":
         return PythonAgent(spec.target)

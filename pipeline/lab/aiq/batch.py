@@ -37,9 +37,9 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import AgentProtocolError
+from pipeline.lab.aiq.external import DEFAULT_STEP_TIMEOUT, CommandAgent
 from pipeline.metrics.aiq.bf_fast import MachineBank
 from pipeline.metrics.aiq.runs import AIQSettings, RunItem, RunResult, agent_seed, encode_actions
-from pipeline.tracks.aiq.external import DEFAULT_STEP_TIMEOUT, CommandAgent
 
 #: Most runs in one batch (one ``start`` message); larger work is split into several batches.
 MAX_BATCH = 4096

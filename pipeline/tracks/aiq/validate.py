@@ -1,0 +1,81 @@
+"""Validation of ``aiq`` benchmarks and bundles.
+
+A benchmark's program sample must parse and match its declared count; a bundle's ``aiq.toml``
+must hold every field in its domain with the benchmark's settings, its ``samples.csv`` the
+benchmark's programs in file order, and its traces (if any) must parse.
+"""
+
+from __future__ import annotations
+
+from pipeline.errors import Problem
+from pipeline.tracks.base import BenchmarkInput, BundleInput
+
+
+# --------------------------------------------------------------------------- validation
+def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
+    """Check that the program sample parses and matches the declared count."""
+    from pipeline.tracks.aiq.verify import benchmark_programs
+
+    parsed, problems = benchmark_programs(bench)
+    if parsed is None or problems:
+        return problems
+    s = bench.settings
+    where = bench.files.where(str(s.get("programs", "reference/programs.csv.gz")))
+    count = s.get("program_count")
+    if count is not None and count != len(parsed.programs):
+        problems.append(Problem(where, "program_count",
+                                f"benchmark.toml says {count}, the file has "
+                                f"{len(parsed.programs)}", "make them agree"))  # fmt: skip
+    if not parsed.programs:
+        problems.append(Problem(where, "-", "has no programs", "generate with gmeter aiq sample"))
+    return problems
+
+
+_COMPARED = ("num_symbols", "obs_cells", "reverse_output", "work_tape_len", "input_tape_len",
+             "max_steps", "simplify", "discount", "method")  # fmt: skip
+
+
+def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
+    """aiq.toml fields, samples.csv columns and values, settings equal to the benchmark's."""
+    from pipeline.tracks.aiq.bundle import SAMPLES, read_rows, read_traces
+    from pipeline.tracks.aiq.settings import LOG, check_log, read_log
+    from pipeline.tracks.aiq.verify import benchmark_programs, check_programs
+
+    fs = bundle.files
+    log, problems = read_log(fs)
+    parsed = read_rows(fs)
+    problems += parsed.problems
+    where = fs.where(LOG)
+    s = bench.settings
+    problems += check_log(log, where)
+    if log:
+        for key in ("agent", "method", "samples", "seed", "episode_length"):
+            if key not in log:
+                problems.append(Problem(where, key, "is missing", "regenerate with gmeter aiq run"))
+        for key in _COMPARED:
+            want, have = s.get(key), log.get(key)
+            if have is not None and want is not None and have != want:
+                problems.append(Problem(where, key, f"is {have!r}, the benchmark uses {want!r}",
+                                        "rerun with the benchmark's settings"))  # fmt: skip
+        els = s.get("episode_lengths") or []
+        if els and log.get("episode_length") not in els:
+            problems.append(Problem(where, "episode_length",
+                                    f"{log.get('episode_length')!r} is not one of {els}",
+                                    "use an episode length the benchmark ranks"))  # fmt: skip
+        runs = len(parsed.rows)
+        if parsed.rows and runs < int(s.get("min_samples", 2)):
+            problems.append(
+                Problem(
+                    fs.where(SAMPLES),
+                    "-",
+                    f"has {runs} runs, the benchmark needs at least {s.get('min_samples')}",
+                    "rerun with more --samples",
+                )
+            )
+    progs, more = benchmark_programs(bench)
+    if progs is not None and not more and parsed.rows:
+        method = str(log.get("method", s.get("method", "stratified")))
+        problems += check_programs(parsed, progs, method, fs.where(SAMPLES))
+    _, _, more = read_traces(fs)
+    problems += more
+    return problems
