@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pipeline.errors import Problem
+from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.limits import MAX_FOLDER_DEPTH, MAX_PATH_BYTES
-from pipeline.tracks.base import BenchmarkInput, BundleInput
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 """Largest single file accepted in a bundle or benchmark folder (32 MiB)."""

@@ -24,6 +24,7 @@ from pipeline.bundles import (
     read_folder,
 )
 from pipeline.errors import GmeterError, Problem, UsageError, ValidationFailed
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.limits import (
     MAX_PROBLEMS_PER_FILE,
     bad_text,
@@ -34,7 +35,6 @@ from pipeline.limits import (
 )
 from pipeline.manifest import bad_id, load_benchmark_manifest, load_submission_manifest
 from pipeline.tracks import TRACK_NAMES, get_track
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.filecheck import CONTROL_FIX, iter_json_problems
 
 

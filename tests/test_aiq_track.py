@@ -12,11 +12,12 @@ from aiq_fixtures import small_benchmark
 from typer.testing import CliRunner
 
 from cli.app import app
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.lab.aiq.run import verify_dir
 from pipeline.tracks.aiq.settings import AIQBenchmarkSettings
 from pipeline.tracks.aiq.track import TRACK
 from pipeline.tracks.aiq.verify import verify_files
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
+from pipeline.tracks.base import ScoreContext
 
 
 def fileset(folder: Path) -> FileSet:

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from pipeline.check.registry import all_checks, run_benchmark_checks, run_pull_request_checks
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks import review as integrity
 from pipeline.tracks.aiq import integrity as aiq_checks
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.gindex.integrity import same_program
 from pipeline.tracks.review import Finding, IntegrityContext, PullRequestContext
 

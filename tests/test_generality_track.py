@@ -9,7 +9,8 @@ import os
 import pytest
 
 from pipeline.errors import ScoringError
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
+from pipeline.tracks.base import ScoreContext
 from pipeline.tracks.generality.settings import METRICS, BenchmarkSettings, is_populational
 from pipeline.tracks.generality.track import TRACK
 from pipeline.validate import load_folder

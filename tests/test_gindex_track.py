@@ -9,11 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.lab.gindex.published import maya_experiment_bundle
 from pipeline.metrics.gindex.flows import mutate_flow
 from pipeline.metrics.gindex.index import companion_g_index
 from pipeline.metrics.gindex.omega import domain_distance_matrix
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
+from pipeline.tracks.base import ScoreContext
 from pipeline.tracks.gindex.settings import BenchmarkSettings, SubmissionSettings
 from pipeline.tracks.gindex.track import TRACK
 from pipeline.tracks.gindex.validate import _cycle

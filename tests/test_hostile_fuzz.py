@@ -14,6 +14,7 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pipeline.inputs import FileSet
 from pipeline.limits import (
     MAX_NESTING,
     MAX_PROBLEMS_PER_FILE,
@@ -27,7 +28,6 @@ from pipeline.limits import (
     walk,
 )
 from pipeline.manifest import load_submission_manifest, parse_toml
-from pipeline.tracks.base import FileSet
 from pipeline.tracks.filecheck import Column, check_csv, iter_json_problems
 
 FAST = settings(max_examples=150, deadline=None,

@@ -109,7 +109,8 @@ def test_reported_tables_round_trip_through_eq3() -> None:
 
 
 def test_reported_scores_are_the_published_values_exactly() -> None:
-    from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
+    from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
+    from pipeline.tracks.base import ScoreContext
     from pipeline.tracks.similarity.score import score
 
     bench_tests = [{"id": t} for t in reported.TEST_IDS.values()]

@@ -12,8 +12,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks import get_track
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet, ScoreContext
+from pipeline.tracks.base import ScoreContext
 from pipeline.tracks.similarity.settings import BenchmarkSettings, SubmissionSettings
 
 TESTS = ["mnist", "fmnist", "c10", "c100"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from pipeline.tracks.base import BundleInput
+from pipeline.inputs import BundleInput
 from pipeline.tracks.review import (
     MANIFEST,
     Finding,

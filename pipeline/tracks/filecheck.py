@@ -2,7 +2,7 @@
 
 Tracks declare their CSV columns (:class:`Column`) and call :func:`check_csv`; every problem
 names the file, the line and the column. JSON files are checked by :func:`iter_json_problems`.
-Both work on the in-memory :class:`~pipeline.tracks.base.FileSet` and never raise on bad input.
+Both work on the in-memory :class:`~pipeline.inputs.FileSet` and never raise on bad input.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.errors import Problem
+from pipeline.inputs import FileSet
 from pipeline.limits import MAX_CELL_INT, MAX_CSV_COLUMNS, bad_text, cap_per_file, loads_bounded
-from pipeline.tracks.base import FileSet
 
 CONTROL_FIX = "remove the control or invisible character (write plain text)"
 

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 
 SEVERITIES = ("error", "warning", "info")
 _ORDER = {s: i for i, s in enumerate(SEVERITIES)}

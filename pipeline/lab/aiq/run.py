@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.errors import GmeterError, UsageError
+from pipeline.inputs import BenchmarkInput, FileSet
 from pipeline.lab.aiq.benchmark import find_benchmark, load_benchmark
 from pipeline.lab.aiq.engine import AIQRun, run_aiq, run_aiq_difference
 from pipeline.lab.aiq.sampling import generate_sample
@@ -20,7 +21,6 @@ from pipeline.metrics.aiq.estimator import DifferenceEstimate
 from pipeline.metrics.aiq.runs import AIQSettings
 from pipeline.tracks.aiq.programs import ProgramSample, gzip_bytes, programs_csv
 from pipeline.tracks.aiq.verify import VerifyResult, verify_files
-from pipeline.tracks.base import BenchmarkInput, FileSet
 
 PROGRAMS_FILE = "reference/programs.csv.gz"
 SAMPLER_FILE = "reference/sampler.json"

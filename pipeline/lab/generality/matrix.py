@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from pipeline.errors import GmeterError, UsageError, ValidationFailed
-from pipeline.tracks.base import FileSet
+from pipeline.inputs import FileSet
 from pipeline.tracks.generality.analysis import Population, assemble
 from pipeline.tracks.generality.data import read_bundle
 from pipeline.tracks.generality.settings import BenchmarkSettings

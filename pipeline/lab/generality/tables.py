@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import GmeterError, UsageError, ValidationFailed
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.lab.generality.matrix import read_matrix
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.generality.analysis import Analysis, Population, analyse, assemble
 from pipeline.tracks.generality.data import (
     BundleData,

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from pipeline.errors import UsageError, ValidationFailed
+from pipeline.inputs import FileSet
 from pipeline.metrics.similarity.measure import CONVENTIONS
-from pipeline.tracks.base import FileSet
 from pipeline.tracks.similarity.runs import RunsReport, analyse_runs, read_runs
 
 

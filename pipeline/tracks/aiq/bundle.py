@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from pipeline.errors import Problem
+from pipeline.inputs import FileSet
 from pipeline.tracks.aiq.programs import maybe_gunzip
-from pipeline.tracks.base import FileSet
 from pipeline.tracks.filecheck import Column, check_csv
 
 STATUS_OK = "ok"

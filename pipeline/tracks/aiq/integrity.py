@@ -11,7 +11,7 @@ import importlib
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from pipeline.tracks.base import BundleInput
+from pipeline.inputs import BundleInput
 from pipeline.tracks.review import Finding, IntegrityContext, flat, integrity_check, read_toml
 
 LOG = "aiq.toml"

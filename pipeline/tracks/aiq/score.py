@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.metrics.aiq.estimator import (
     AIQEstimate,
     estimate_mc,
@@ -19,7 +20,7 @@ from pipeline.metrics.aiq.estimator import (
     estimate_stratified,
 )
 from pipeline.tracks.aiq.bundle import STATUS_OK, SampleRow
-from pipeline.tracks.base import BenchmarkInput, BundleInput, ScoreContext, ScoreRow, TrackResult
+from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 
 
 def pairs_by_stratum(rows: Sequence[SampleRow]) -> dict[int, dict[int, tuple[float, float]]]:

@@ -17,6 +17,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from pipeline.errors import Problem
+from pipeline.inputs import FileSet
 from pipeline.tracks.aiq.limits import (
     MAX_EPISODE_LENGTH,
     MAX_INPUT_TAPE,
@@ -26,7 +27,6 @@ from pipeline.tracks.aiq.limits import (
     MAX_STEPS,
     MAX_WORK_TAPE,
 )
-from pipeline.tracks.base import FileSet
 from pipeline.tracks.settings import StrictSettings
 
 _Strict = StrictSettings

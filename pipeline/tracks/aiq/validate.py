@@ -8,7 +8,7 @@ benchmark's programs in file order, and its traces (if any) must parse.
 from __future__ import annotations
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BenchmarkInput, BundleInput
+from pipeline.inputs import BenchmarkInput, BundleInput
 
 
 # --------------------------------------------------------------------------- validation

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline.errors import Problem
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.runs import AIQSettings, decode_actions, run_seed
 from pipeline.tracks.aiq.bundle import (
@@ -31,7 +32,6 @@ from pipeline.tracks.aiq.bundle import (
 )
 from pipeline.tracks.aiq.programs import ProgramsParse, maybe_gunzip, parse_programs
 from pipeline.tracks.aiq.settings import LOG, MACHINE_KEYS, read_log
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
 
 TOLERANCE = 1e-9
 MAX_REPORTED = 20

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BundleInput, FileSet
+from pipeline.inputs import BundleInput, FileSet
 from pipeline.tracks.filecheck import Column, check_csv
 from pipeline.tracks.generality.settings import (
     AGENTS,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from pipeline.tracks.base import BundleInput
+from pipeline.inputs import BundleInput
 from pipeline.tracks.review import (
     Finding,
     IntegrityContext,

@@ -13,14 +13,9 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import ScoringError
+from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.metrics.generality.fullstudy import PAD_WIDTH
-from pipeline.tracks.base import (
-    BenchmarkInput,
-    BundleInput,
-    ScoreContext,
-    ScoreRow,
-    TrackResult,
-)
+from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 from pipeline.tracks.generality.analysis import Analysis, _seed, analyse, assemble
 from pipeline.tracks.generality.data import (
     BundleData,

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, model_validator
 
-from pipeline.tracks.base import BenchmarkInput
+from pipeline.inputs import BenchmarkInput
 from pipeline.tracks.settings import StrictSettings
 
 Transform = Literal["intrinsic", "aref", "rnk", "dref", "opp", "irt"]

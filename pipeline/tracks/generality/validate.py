@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BenchmarkInput, BundleInput
+from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.filecheck import Column, check_csv
 from pipeline.tracks.generality.data import (
     UNIT_RESPONSES,

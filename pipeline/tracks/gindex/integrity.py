@@ -15,7 +15,7 @@ import statistics
 from collections.abc import Iterator
 from typing import Any
 
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.review import (
     Finding,
     IntegrityContext,

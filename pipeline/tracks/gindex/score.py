@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from pipeline.errors import ScoringError
-from pipeline.tracks.base import BenchmarkInput, BundleInput, ScoreContext, ScoreRow, TrackResult
+from pipeline.inputs import BenchmarkInput, BundleInput
+from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 from pipeline.tracks.filecheck import check_csv
 from pipeline.tracks.gindex.settings import CURRICULUM, DIVERGENCES, PROGRAMS
 from pipeline.tracks.gindex.validate import (

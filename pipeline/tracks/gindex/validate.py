@@ -13,7 +13,7 @@ import math
 from typing import Any
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BenchmarkInput, BundleInput, FileSet
+from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.tracks.filecheck import Column, check_csv, iter_json_problems
 from pipeline.tracks.gindex.settings import (
     COMPUTE,

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.errors import Problem
+from pipeline.inputs import FileSet
 from pipeline.metrics.similarity.mds import Embedding, classical_mds
 from pipeline.metrics.similarity.measure import CONVENTIONS, Convention, SimilarityEstimate
 from pipeline.metrics.similarity.measure import estimate_similarity as _estimate
@@ -35,7 +36,6 @@ from pipeline.metrics.similarity.suite import (
     similarity_matrix,
     suite_diversity,
 )
-from pipeline.tracks.base import FileSet
 from pipeline.tracks.filecheck import Column, check_csv
 
 RUNS_FILE = "runs.csv"

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from pipeline.errors import ScoringError
-from pipeline.tracks.base import BenchmarkInput, BundleInput, ScoreContext, ScoreRow, TrackResult
+from pipeline.inputs import BenchmarkInput, BundleInput
+from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 from pipeline.tracks.filecheck import check_csv
 from pipeline.tracks.similarity.settings import declared_tests
 from pipeline.tracks.similarity.validate import PUBLISHED_COLUMNS

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pipeline.tracks.base import BenchmarkInput
+from pipeline.inputs import BenchmarkInput
 from pipeline.tracks.settings import StrictSettings
 
 TEST_ID = r"^[A-Za-z0-9][A-Za-z0-9._()+-]{0,63}$"

@@ -8,7 +8,7 @@ is checked by :func:`~pipeline.tracks.similarity.runs.read_runs` (columns, finit
 from __future__ import annotations
 
 from pipeline.errors import Problem
-from pipeline.tracks.base import BenchmarkInput, BundleInput
+from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.filecheck import Column, check_csv
 from pipeline.tracks.similarity.settings import declared_tests
 
