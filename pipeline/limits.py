@@ -5,7 +5,8 @@ Every reader of the pipeline (manifests, JSON, CSV, gzip, folders) checks these 
 and turns a violation into a :class:`~pipeline.errors.Problem` naming the file and field:
 
 * nesting of TOML and JSON at most :data:`MAX_NESTING` levels, measured by a scan that never
-  recurses (the parsers themselves recurse and would raise ``RecursionError``);
+  recurses (the parsers themselves recurse and would raise ``RecursionError``); TOML is read
+  only through :func:`parse_toml`, manifests at most :data:`MAX_MANIFEST_BYTES`;
 * folders at most :data:`MAX_FOLDER_DEPTH` levels and paths at most :data:`MAX_PATH_BYTES`;
 * integers at most :data:`MAX_INT` in magnitude (exact in a double, a DuckDB BIGINT and JSON);
   floats finite;
@@ -22,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import tomllib
 import unicodedata
 import zlib
 from collections.abc import Iterator, Sequence
@@ -48,6 +50,8 @@ MAX_CSV_COLUMNS = 10_000
 """Most columns in a CSV header."""
 MAX_NAME_CHARS = 200
 """Longest display name."""
+MAX_MANIFEST_BYTES = 1024 * 1024
+"""Largest manifest (``benchmark.toml``, ``submission.toml``, ``releases.toml``: 1 MiB)."""
 
 # Characters refused in every string and cell: C0 controls but tab, newline and carriage
 # return; DEL; C1 controls (U+009B is a terminal CSI); zero-width and bidirectional
@@ -268,6 +272,48 @@ def value_problems(file: str, value: Any, *, prefix: str = "",
     except ValueError as exc:
         out.append(Problem(file, prefix or "-", str(exc), "flatten the data"))
     return out
+
+
+# --------------------------------------------------------------------------- TOML
+
+
+def parse_toml(file: str, data: bytes, *, max_int: int = MAX_INT,
+               max_bytes: int | None = None) -> tuple[dict[str, Any] | None, list[Problem]]:
+    """Parse TOML bytes; return (mapping or None, problems).
+
+    Bounded before parsing: at most :data:`MAX_MANIFEST_BYTES` (or ``max_bytes``) and
+    :data:`MAX_NESTING` levels of brackets (the parser recurses). After parsing, every
+    string, key and number is checked (:func:`value_problems`: control characters, NaN/inf,
+    integers beyond ``max_int``); any such problem rejects the file. Every TOML reader of
+    the pipeline (manifests, releases, a track's TOML files) goes through here.
+    """
+    limit = MAX_MANIFEST_BYTES if max_bytes is None else max_bytes
+    if len(data) > limit:
+        return None, [Problem(file, "size", f"is {len(data):,} bytes, over the "
+                              f"{limit // 1024} KiB limit of a manifest",
+                              "keep long texts in a separate file")]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, [Problem(file, "encoding", "is not UTF-8 text", "save the file as UTF-8")]
+    depth = toml_nesting(text)
+    if depth > MAX_NESTING:
+        return None, [Problem(file, "syntax", f"nests {depth} levels deep, more than "
+                              f"{MAX_NESTING}", "flatten the arrays and inline tables")]
+    try:
+        parsed = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"line (\d+)", str(exc))
+        where = f"line {found.group(1)}" if found else "syntax"
+        msg = " ".join(str(exc).split())[:300]
+        return None, [Problem(file, where, f"TOML does not parse ({msg})", "fix the TOML syntax")]
+    except (RecursionError, MemoryError, ValueError) as exc:
+        return None, [Problem(file, "syntax", f"TOML cannot be read ({type(exc).__name__})",
+                              "simplify the file")]
+    bad = value_problems(file, parsed, max_int=max_int)
+    if bad:
+        return None, bad
+    return parsed, []
 
 
 # --------------------------------------------------------------------------- JSON

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import tomllib
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.errors import Problem
-from pipeline.limits import MAX_INT, MAX_NESTING, bad_name, toml_nesting, value_problems
+from pipeline.limits import bad_name, parse_toml
 from pipeline.tracks import TRACK_NAMES, get_track
 
 ID_PATTERN = r"^[a-z0-9]([a-z0-9._-]{0,62}[a-z0-9_-])?$"
@@ -115,48 +114,6 @@ def pydantic_problems(
         field = f"{prefix}.{loc}" if prefix and loc else (prefix or loc or "-")
         out.append(Problem(file, field, str(err.get("msg", "invalid")), _fix_for(err)))
     return out
-
-
-MAX_MANIFEST_BYTES = 1024 * 1024
-"""Largest manifest (``benchmark.toml``, ``submission.toml``, ``releases.toml``: 1 MiB)."""
-
-
-def parse_toml(file: str, data: bytes, *, max_int: int = MAX_INT,
-               max_bytes: int | None = None) -> tuple[dict[str, Any] | None, list[Problem]]:
-    """Parse TOML bytes; return (mapping or None, problems).
-
-    Bounded before parsing: at most :data:`MAX_MANIFEST_BYTES` and
-    :data:`~pipeline.limits.MAX_NESTING` levels of brackets (the parser recurses). After
-    parsing, every string, key and number is checked (:func:`pipeline.limits.value_problems`:
-    control characters, NaN/inf, integers beyond 2^53); any such problem rejects the file.
-    """
-    limit = MAX_MANIFEST_BYTES if max_bytes is None else max_bytes
-    if len(data) > limit:
-        return None, [Problem(file, "size", f"is {len(data):,} bytes, over the "
-                              f"{limit // 1024} KiB limit of a manifest",
-                              "keep long texts in a separate file")]
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return None, [Problem(file, "encoding", "is not UTF-8 text", "save the file as UTF-8")]
-    depth = toml_nesting(text)
-    if depth > MAX_NESTING:
-        return None, [Problem(file, "syntax", f"nests {depth} levels deep, more than "
-                              f"{MAX_NESTING}", "flatten the arrays and inline tables")]
-    try:
-        parsed = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        found = re.search(r"line (\d+)", str(exc))
-        where = f"line {found.group(1)}" if found else "syntax"
-        msg = " ".join(str(exc).split())[:300]
-        return None, [Problem(file, where, f"TOML does not parse ({msg})", "fix the TOML syntax")]
-    except (RecursionError, MemoryError, ValueError) as exc:
-        return None, [Problem(file, "syntax", f"TOML cannot be read ({type(exc).__name__})",
-                              "simplify the file")]
-    bad = value_problems(file, parsed, max_int=max_int)
-    if bad:
-        return None, bad
-    return parsed, []
 
 
 NAME_FIELDS = ("system.name", "system.organisation", "system.version")

@@ -47,8 +47,8 @@ from pipeline.history import (
     repo_root,
     safe_path,
 )
-from pipeline.limits import bad_text
-from pipeline.manifest import load_benchmark_manifest, load_submission_manifest, parse_toml
+from pipeline.limits import bad_text, parse_toml
+from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
 from pipeline.store import CURRENT, Store
 from pipeline.toml_writer import toml_string
 

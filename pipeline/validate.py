@@ -104,8 +104,7 @@ def toml_problems(fs: FileSet) -> list[Problem]:
     with integers up to 2^64 − 1 (a seed), so no track's own TOML reader meets a hostile file.
     """
     from pipeline.bundles import MAX_FILE_BYTES
-    from pipeline.limits import MAX_CELL_INT
-    from pipeline.manifest import parse_toml
+    from pipeline.limits import MAX_CELL_INT, parse_toml
 
     out: list[Problem] = []
     for p in sorted(fs.files):

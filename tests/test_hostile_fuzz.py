@@ -23,11 +23,12 @@ from pipeline.limits import (
     gzip_problem,
     json_nesting,
     loads_bounded,
+    parse_toml,
     skeleton,
     toml_nesting,
     walk,
 )
-from pipeline.manifest import load_submission_manifest, parse_toml
+from pipeline.manifest import load_submission_manifest
 from pipeline.tracks.filecheck import Column, check_csv, iter_json_problems
 
 FAST = settings(max_examples=150, deadline=None,

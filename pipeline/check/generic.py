@@ -411,7 +411,7 @@ def releases_file(ctx: PullRequestContext) -> Iterator[Finding]:
 def _releases(data: bytes | None) -> dict[str, str] | None:
     if data is None:
         return {}
-    from pipeline.manifest import parse_toml
+    from pipeline.limits import parse_toml
 
     parsed, _ = parse_toml("releases.toml", data)
     if parsed is None:

@@ -20,7 +20,7 @@ from pipeline.check import gitdiff
 from pipeline.check.registry import run_pull_request_checks
 from pipeline.errors import GmeterError, StoreError
 from pipeline.history import last_commit
-from pipeline.manifest import parse_toml
+from pipeline.limits import parse_toml
 from pipeline.tracks.review import Finding, Ownership, PullRequestContext
 
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")

@@ -297,8 +297,7 @@ def read_json(fs: FileSet, path: str) -> Any:
 def read_toml(fs: FileSet, path: str) -> dict[str, Any] | None:
     """Return the parsed TOML, or ``None``."""
     from pipeline.bundles import MAX_FILE_BYTES
-    from pipeline.limits import MAX_CELL_INT
-    from pipeline.manifest import parse_toml
+    from pipeline.limits import MAX_CELL_INT, parse_toml
 
     if path not in fs.files:
         return None
