@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from pipeline.site.chartdata import as_matrix, as_records, clean
 from pipeline.site.linkcheck import check_site, parse_links
 from pipeline.site.model import href, raw_path, safe_segment, safe_url, slugify, system_slugs
-from pipeline.site.pages import RunRecord, ScoreRecord
 from pipeline.site.render import dumps, render
 from pipeline.site.standings import (
     diff_standings,
@@ -27,6 +26,7 @@ from pipeline.site.standings import (
     standing,
 )
 from pipeline.site.track_charts import generic_chart, track_charts
+from pipeline.store.rows import RunRecord, ScoreRecord
 
 # --------------------------------------------------------------------------- ranks and groups
 
@@ -477,8 +477,8 @@ def test_step_marks_of_the_generality_track() -> None:
 
 
 def test_shown_value_follows_a_display_convention() -> None:
-    from pipeline.site.pages import ScoreRecord
     from pipeline.site.standings import shown_value
+    from pipeline.store.rows import ScoreRecord
 
     def rec(value: float, display: object = None) -> ScoreRecord:
         return ScoreRecord("current", "b", "x", "h", "a", "spread", value, None, None, None,

@@ -23,7 +23,6 @@ from pipeline.site.model import (
 from pipeline.site.pages import (
     AboutPage,
     BenchmarkPage,
-    BenchmarkRow,
     Cell,
     ChangeItem,
     ChangelogPage,
@@ -40,7 +39,6 @@ from pipeline.site.pages import (
     ReleaseLine,
     ReleasesPage,
     RowGroup,
-    ScoreRecord,
     SearchPage,
     SpecFile,
     SubmitPage,
@@ -55,6 +53,7 @@ from pipeline.site.standings import (
 )
 from pipeline.site.systems import system_pages
 from pipeline.site.widgets import badges, blocks, score_cell
+from pipeline.store.rows import BenchmarkRow, ScoreRecord
 
 
 def column(name: str) -> MetricColumn:

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pipeline.metrics.registry import metric_info
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, TrackInfo, VersionData, slugify
-from pipeline.site.pages import BenchmarkRow
 from pipeline.site.standings import Entry, fmt_interval, fmt_num
 from pipeline.site.track_charts import track_charts
+from pipeline.store.rows import BenchmarkRow
 
 SCORE_CHART_LIMIT = 40
 SCATTER_LIMIT = 100

@@ -24,9 +24,7 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.errors import BuildError
-from pipeline.site.pages import (
-    Snapshot,
-)
+from pipeline.store.rows import Snapshot
 
 MARKER = ".gmeter-site"
 """A file at the root of every built site: ``build`` only ever replaces a folder that has it

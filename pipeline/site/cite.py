@@ -13,8 +13,8 @@ import io
 import re
 
 from pipeline.site.model import Site, VersionData, safe_segment
-from pipeline.site.pages import BenchmarkRow
 from pipeline.site.standings import Standing
+from pipeline.store.rows import BenchmarkRow
 
 PAPERS: dict[str, str] = {
     "gindex": """@article{venkatasubramanian2021gindex,

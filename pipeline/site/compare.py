@@ -14,8 +14,9 @@ from collections.abc import Callable
 
 from pipeline.metrics.registry import metric_info
 from pipeline.site.model import Site, VersionData, href, safe_segment
-from pipeline.site.pages import BenchmarkRow, ComparePage, Link, Nav, Page
+from pipeline.site.pages import ComparePage, Link, Nav, Page
 from pipeline.site.standings import Entry, fmt_interval, fmt_num
+from pipeline.store.rows import BenchmarkRow
 
 LIMIT = 500
 """Entries offered in the selectors (a board's first 500)."""

@@ -1,6 +1,6 @@
 """The site's analysis: versions, standings, changes, system slugs and lookups.
 
-:func:`analyse` turns a :class:`~pipeline.site.pages.Snapshot` into a :class:`Site` — everything the
+:func:`analyse` turns a :class:`~pipeline.store.rows.Snapshot` into a :class:`Site` — everything the
 page builders (:mod:`pipeline.site.assemble`) and the exports (:mod:`pipeline.site.exports`) need,
 computed once, in a deterministic order. Pure: no files, no store.
 """
@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from pipeline.metrics.registry import METRICS, metric_info
-from pipeline.site.pages import BenchmarkRow, BundleRow, ChartRecord, RunRecord, Snapshot
 from pipeline.site.standings import (
     CURRENT,
     Change,
@@ -27,6 +26,7 @@ from pipeline.site.standings import (
     site_versions,
     standing,
 )
+from pipeline.store.rows import BenchmarkRow, BundleRow, ChartRecord, RunRecord, Snapshot
 
 _TRACK_FALLBACK: dict[str, tuple[str, str, bool]] = {
     "gindex": (

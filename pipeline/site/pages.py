@@ -1,13 +1,10 @@
-"""Typed inputs and page contexts of the static site.
+"""Page contexts of the static site: what each template receives as ``page``.
 
-Two families of frozen dataclasses live here:
-
-* the **snapshot** (:class:`Snapshot` and its rows): everything the site needs, read once from
-  the store by :mod:`pipeline.site.build`. It is plain Python, so page building is a pure function
-  of it and is tested without DuckDB;
-* the **page contexts** (:class:`HomePage`, :class:`BenchmarkPage`, ...): what each template
-  receives as ``page``. Every string a template prints is already formatted here; every link
-  is already relative to the page (the site works under any URL prefix, e.g. GitHub Pages).
+The site's input, the snapshot (:class:`~pipeline.store.rows.Snapshot` and its rows), is read
+once from the store by :mod:`pipeline.site.build`; the page contexts here (:class:`HomePage`,
+:class:`BenchmarkPage`, ...) are built from it. Every string a template prints is already
+formatted here; every link is already relative to the page (the site works under any URL
+prefix, e.g. GitHub Pages).
 
 Templates only print these fields (Jinja autoescapes them) and pass chart specs through
 ``tojson``; they compute nothing.
@@ -15,133 +12,9 @@ Templates only print these fields (Jinja autoescapes them) and pass chart specs 
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
-
-# --------------------------------------------------------------------------- snapshot
-
-
-@dataclass(frozen=True)
-class BenchmarkRow:
-    """One stored version of a benchmark."""
-
-    id: str
-    content_hash: str
-    track: str
-    title: str
-    version: str
-    description: str
-    licence: str
-    created: dt.date | None
-    manifest: Mapping[str, Any]
-    source_path: str
-    git_commit: str
-    current: bool
-
-
-@dataclass(frozen=True)
-class FileRow:
-    """One file of a bundle version (content is read only when it is published)."""
-
-    path: str
-    sha256: str
-    size: int
-
-
-@dataclass(frozen=True)
-class BundleRow:
-    """One stored version of a bundle."""
-
-    benchmark: str
-    id: str
-    content_hash: str
-    system_name: str
-    system_version: str
-    organisation: str
-    url: str
-    submitted: dt.date | None
-    licence: str
-    description: str
-    source_path: str
-    git_commit: str
-    current: bool
-    files: tuple[FileRow, ...] = ()
-    benchmark_version: str = ""
-
-
-@dataclass(frozen=True)
-class ReleaseRow:
-    """A recorded release."""
-
-    name: str
-    date: dt.date
-    notes: str
-    code_version: str
-
-
-@dataclass(frozen=True)
-class ScoreRecord:
-    """One row of ``scores``."""
-
-    release: str
-    benchmark: str
-    bundle: str
-    content_hash: str
-    agent: str
-    metric: str
-    value: float | None
-    ci_low: float | None
-    ci_high: float | None
-    rank: int | None
-    verified: bool
-    code_version: str
-    display: Any = None
-    """The track's ``details.display`` (``{"value", "label", "note"}``): the value a board
-    shows by the track's documented convention instead of ``value`` (e.g. a step curve's
-    spread 0 for a float artefact); ``value`` stays the computed number (tooltip, downloads)."""
-    marks: tuple[str, ...] = ()
-    """The track's ``details.marks``: facts a reader must see beside the number (``own-priors``:
-    the bundle declared its own g-index priors; it is ranked with the benchmark's)."""
-
-
-@dataclass(frozen=True)
-class ChartRecord:
-    """One row of ``charts``: the chart data a track's scorer produced."""
-
-    release: str
-    benchmark: str
-    name: str
-    data: Any
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """One row of ``score_runs``."""
-
-    release: str
-    benchmark: str
-    benchmark_hash: str
-    track: str
-    code_version: str
-    notes: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Everything the site is built from, read from the store in one go (sorted)."""
-
-    benchmarks: tuple[BenchmarkRow, ...]
-    bundles: tuple[BundleRow, ...]
-    releases: tuple[ReleaseRow, ...]
-    scores: tuple[ScoreRecord, ...]
-    charts: tuple[ChartRecord, ...]
-    runs: tuple[RunRecord, ...]
-    primary_metrics: Mapping[str, str] = field(default_factory=dict)
-    site_date: dt.date = dt.date(1970, 1, 1)
-    generator: str = "gmeter"
-
 
 # --------------------------------------------------------------------------- page parts
 

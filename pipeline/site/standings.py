@@ -1,6 +1,6 @@
 """Standings, tie groups, histories and changelogs: the pure logic behind the site's tables.
 
-Everything here is a function of a :class:`pipeline.site.pages.Snapshot` (or parts of it); nothing
+Everything here is a function of a :class:`pipeline.store.rows.Snapshot` (or parts of it); nothing
 reads files or the store. The page assembly in :mod:`pipeline.site.model` only formats and
 links what this module computes.
 """
@@ -14,7 +14,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.site.pages import RunRecord, ScoreRecord, Snapshot, Sparkline
+from pipeline.site.pages import Sparkline
+from pipeline.store.rows import RunRecord, ScoreRecord, Snapshot
 
 CURRENT = "current"
 

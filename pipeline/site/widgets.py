@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, VersionData, href
-from pipeline.site.pages import Badge, BenchmarkRow, Cell, ChartBlock, ScoreRecord, SpecFile
+from pipeline.site.pages import Badge, Cell, ChartBlock, SpecFile
 from pipeline.site.standings import CURRENT, Entry, fmt_interval, shown_value
+from pipeline.store.rows import BenchmarkRow, ScoreRecord
 
 
 def score_cell(rec: ScoreRecord | None) -> Cell:

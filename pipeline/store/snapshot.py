@@ -1,8 +1,8 @@
 """The site's snapshot: every row the static site shows, read from the store in one go.
 
-:func:`read_snapshot` returns plain frozen dataclasses (:mod:`pipeline.site.pages`), so page
+:func:`read_snapshot` returns plain frozen dataclasses (:mod:`pipeline.store.rows`), so page
 building is a pure function of them and is tested without DuckDB. Every statement is sorted:
-the same store gives the same snapshot.
+the same store gives the same snapshot, and every row is read by column name, never position.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from pipeline.site.pages import (
+from pipeline.store.rows import (
     BenchmarkRow,
     BundleRow,
     ChartRecord,
@@ -33,6 +33,12 @@ def _loads(text: Any) -> Any:
     return json.loads(text) if isinstance(text, str) else text
 
 
+def _records(store: Store, sql: str) -> list[dict[str, Any]]:
+    """The rows of ``sql`` as column name → value (names as the statement spells them)."""
+    columns, rows = store.query(sql)
+    return [dict(zip(columns, r, strict=True)) for r in rows]
+
+
 def read_snapshot(
     store: Store, *, site_date: Callable[[list[dt.date]], dt.date], generator: str
 ) -> Snapshot:
@@ -41,121 +47,137 @@ def read_snapshot(
     ``site_date`` picks the build date from the dates in the store (the build honours
     ``SOURCE_DATE_EPOCH``); ``generator`` names the program in the pages.
     """
-    q = store.query
-    _, rows = q(
-        "select id, content_hash, track, title, version, description, licence, created, "
-        "manifest, source_path, git_commit, current from benchmarks "
-        "order by id, ingested_at, content_hash"
-    )
     benchmarks = tuple(
         BenchmarkRow(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4] or "",
-            r[5] or "",
-            r[6] or "",
-            r[7],
-            _loads(r[8]) or {},
-            r[9] or "",
-            r[10] or "",
-            bool(r[11]),
+            id=r["id"],
+            content_hash=r["content_hash"],
+            track=r["track"],
+            title=r["title"],
+            version=r["version"] or "",
+            description=r["description"] or "",
+            licence=r["licence"] or "",
+            created=r["created"],
+            manifest=_loads(r["manifest"]) or {},
+            source_path=r["source_path"] or "",
+            git_commit=r["git_commit"] or "",
+            current=bool(r["current"]),
         )
-        for r in rows
-    )
-    _, frows = q(
-        "select content_hash, path, sha256, size from bundle_files order by content_hash, path"
+        for r in _records(
+            store,
+            "select id, content_hash, track, title, version, description, licence, created, "
+            "manifest, source_path, git_commit, current from benchmarks "
+            "order by id, ingested_at, content_hash",
+        )
     )
     files: dict[str, list[FileRow]] = {}
-    for h, path, sha, size in frows:
-        files.setdefault(h, []).append(FileRow(path, sha, int(size)))
-    _, rows = q(
-        "select benchmark, id, content_hash, system_name, system_version, organisation, "
-        "url, submitted, licence, manifest, source_path, git_commit, current, "
-        "benchmark_version from bundles "
-        "order by benchmark, id, ingested_at, content_hash"
-    )
-    bundles = []
-    for r in rows:
-        manifest = _loads(r[9]) or {}
-        bundles.append(
-            BundleRow(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                r[4] or "",
-                r[5] or "",
-                r[6] or "",
-                r[7],
-                r[8] or "",
-                str(manifest.get("description", "") or ""),
-                r[10] or "",
-                r[11] or "",
-                bool(r[12]),
-                tuple(files.get(r[2], ())),
-                r[13] or "",
-            )
+    for r in _records(
+        store,
+        "select content_hash, path, sha256, size from bundle_files order by content_hash, path",
+    ):
+        files.setdefault(r["content_hash"], []).append(
+            FileRow(path=r["path"], sha256=r["sha256"], size=int(r["size"]))
         )
-    _, rows = q("select name, date, notes, code_version from releases order by date, name")
-    releases = tuple(ReleaseRow(r[0], r[1], r[2] or "", r[3] or "") for r in rows)
-    _, rows = q(
-        "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
-        "ci_high, rank, verified, code_version, json_extract(details, '$.display'), "
-        "json_extract(details, '$.marks') from scores "
-        "order by release, benchmark, bundle, agent, metric"
+    bundles = tuple(
+        BundleRow(
+            benchmark=r["benchmark"],
+            id=r["id"],
+            content_hash=r["content_hash"],
+            system_name=r["system_name"],
+            system_version=r["system_version"] or "",
+            organisation=r["organisation"] or "",
+            url=r["url"] or "",
+            submitted=r["submitted"],
+            licence=r["licence"] or "",
+            description=str((_loads(r["manifest"]) or {}).get("description", "") or ""),
+            source_path=r["source_path"] or "",
+            git_commit=r["git_commit"] or "",
+            current=bool(r["current"]),
+            files=tuple(files.get(r["content_hash"], ())),
+            benchmark_version=r["benchmark_version"] or "",
+        )
+        for r in _records(
+            store,
+            "select benchmark, id, content_hash, system_name, system_version, organisation, "
+            "url, submitted, licence, manifest, source_path, git_commit, current, "
+            "benchmark_version from bundles "
+            "order by benchmark, id, ingested_at, content_hash",
+        )
+    )
+    releases = tuple(
+        ReleaseRow(name=r["name"], date=r["date"], notes=r["notes"] or "",
+                   code_version=r["code_version"] or "")
+        for r in _records(
+            store, "select name, date, notes, code_version from releases order by date, name"
+        )
     )
     scores = tuple(
         ScoreRecord(
-            r[0],
-            r[1],
-            r[2],
-            r[3],
-            r[4],
-            r[5],
-            r[6],
-            r[7],
-            r[8],
-            None if r[9] is None else int(r[9]),
-            bool(r[10]),
-            r[11] or "",
-            _loads(r[12]),
-            tuple(str(m) for m in (_loads(r[13]) or ()) if isinstance(m, str)),
+            release=r["release"],
+            benchmark=r["benchmark"],
+            bundle=r["bundle"],
+            content_hash=r["content_hash"],
+            agent=r["agent"],
+            metric=r["metric"],
+            value=r["value"],
+            ci_low=r["ci_low"],
+            ci_high=r["ci_high"],
+            rank=None if r["rank"] is None else int(r["rank"]),
+            verified=bool(r["verified"]),
+            code_version=r["code_version"] or "",
+            display=_loads(r["display"]),
+            marks=tuple(str(m) for m in (_loads(r["marks"]) or ()) if isinstance(m, str)),
         )
-        for r in rows
+        for r in _records(
+            store,
+            "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
+            "ci_high, rank, verified, code_version, "
+            "json_extract(details, '$.display') as display, "
+            "json_extract(details, '$.marks') as marks from scores "
+            "order by release, benchmark, bundle, agent, metric",
+        )
     )
-    _, rows = q(
-        "select release, benchmark, name, data from charts order by release, benchmark, name"
-    )
-    charts = tuple(ChartRecord(r[0], r[1], r[2], _loads(r[3])) for r in rows)
-    _, rows = q(
-        "select release, benchmark, benchmark_hash, track, code_version, notes "
-        "from score_runs order by release, benchmark"
+    charts = tuple(
+        ChartRecord(release=r["release"], benchmark=r["benchmark"], name=r["name"],
+                    data=_loads(r["data"]))
+        for r in _records(
+            store,
+            "select release, benchmark, name, data from charts order by release, benchmark, name",
+        )
     )
     runs = tuple(
         RunRecord(
-            r[0], r[1], r[2] or "", r[3], r[4] or "", tuple(str(n) for n in _loads(r[5]) or ())
+            release=r["release"],
+            benchmark=r["benchmark"],
+            benchmark_hash=r["benchmark_hash"] or "",
+            track=r["track"],
+            code_version=r["code_version"] or "",
+            notes=tuple(str(n) for n in _loads(r["notes"]) or ()),
         )
-        for r in rows
+        for r in _records(
+            store,
+            "select release, benchmark, benchmark_hash, track, code_version, notes "
+            "from score_runs order by release, benchmark",
+        )
     )
     primary: dict[str, str] = {}
     if "primary_metrics" in store.table_names():
-        _, rows = q("select track, metric from primary_metrics order by track")
-        primary = {r[0]: r[1] for r in rows}
+        primary = {
+            r["track"]: r["metric"]
+            for r in _records(store, "select track, metric from primary_metrics order by track")
+        }
     dates = (
         [r.date for r in releases]
         + [b.submitted for b in bundles if b.submitted]
         + [b.created for b in benchmarks if b.created]
     )
     return Snapshot(
-        benchmarks,
-        tuple(bundles),
-        releases,
-        scores,
-        charts,
-        runs,
-        primary,
-        site_date(dates),
-        generator,
+        benchmarks=benchmarks,
+        bundles=bundles,
+        releases=releases,
+        scores=scores,
+        charts=charts,
+        runs=runs,
+        primary_metrics=primary,
+        site_date=site_date(dates),
+        generator=generator,
     )
