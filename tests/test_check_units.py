@@ -1,4 +1,4 @@
-"""Pure parts of ``gmeter check``: path classification, standings, tie groups, escaping."""
+"""Pure parts of ``gmeter check``: path classification, standings, escaping."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.check.gitdiff import FileChange, _parse_name_status, classify
 from pipeline.check.report import code, md, to_json, to_markdown, to_text
-from pipeline.check.run import BenchmarkCheck, CheckReport, Entry, compare, entries_of, tie_groups
+from pipeline.check.run import BenchmarkCheck, CheckReport, Entry, compare, entries_of
 from pipeline.errors import UsageError
 
 
@@ -49,17 +49,6 @@ def test_classify_with_submissions_in_a_subfolder() -> None:
 
 
 # --------------------------------------------------------------------------- standings
-def test_tie_groups_by_hand() -> None:
-    # A [0.8, 0.9], B [0.75, 0.85] overlaps A -> group 1; C [0.5, 0.7] lies below A's and B's
-    # lower bounds (0.8 and 0.75 > 0.7) -> 1 + 2 = 3; D without interval 0.6: below A, B -> 3.
-    groups = tie_groups([(0.85, 0.8, 0.9), (0.8, 0.75, 0.85), (0.6, 0.5, 0.7), (0.6, None, None)],
-                        "higher")
-    assert groups == [1, 1, 3, 3]
-    # Lower is better mirrors it: A [1, 2] is best; B [3, 4] is surely worse than A only.
-    assert tie_groups([(1.5, 1.0, 2.0), (3.5, 3.0, 4.0), (math.nan, None, None)],
-                      "lower") == [1, 2, None]
-
-
 def _row(bundle: str, agent: str, metric: str, value: float, rank: int | None,
          lo: float | None = None, hi: float | None = None) -> dict[str, object]:
     return {"bundle": bundle, "agent": agent, "metric": metric, "value": value, "ci_low": lo,

@@ -1,4 +1,4 @@
-"""Unit tests of the site's pure parts: ranks, tie groups, formatting, links, charts."""
+"""Unit tests of the site's pure parts: standings, links, charts."""
 
 from __future__ import annotations
 
@@ -8,67 +8,14 @@ import re
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from pipeline.site.chartdata import as_matrix, as_records, clean
 from pipeline.site.linkcheck import check_site, parse_links
 from pipeline.site.model import href, raw_path, safe_segment, safe_url, slugify, system_slugs
 from pipeline.site.render import dumps, render
-from pipeline.site.standings import (
-    diff_standings,
-    fmt_interval,
-    fmt_num,
-    index_scores,
-    min_ranks,
-    rank_groups,
-    sparkline,
-    standing,
-)
+from pipeline.site.standings import diff_standings, index_scores, sparkline, standing
 from pipeline.site.track_charts import generic_chart, track_charts
 from pipeline.store.rows import RunRecord, ScoreRecord
-
-# --------------------------------------------------------------------------- ranks and groups
-
-
-def test_min_ranks_share_ties_and_skip_nan() -> None:
-    # values 3, 5, 5, 1, NaN (higher better): 5s share rank 1, then 3 is 3rd, 1 is 4th
-    assert min_ranks([3.0, 5.0, 5.0, 1.0, math.nan], "higher") == [3, 1, 1, 4, None]
-    # lower is better: 1 first, 3 second, the 5s share 3rd
-    assert min_ranks([3.0, 5.0, 5.0, 1.0, None], "lower") == [2, 3, 3, 1, None]
-
-
-def test_rank_groups_hand_derived() -> None:
-    # A: 10 [8, 12], B: 9 [8.5, 9.5], C: 7 [6.5, 7.4], D: 5 [4, 6.6]
-    # g_A = 1 + #{l_j > 12} = 1; g_B = 1 + #{l_j > 9.5} = 1 (no lower bound above 9.5)
-    # g_C = 1 + #{l_j > 7.4} = 1 + |{A (8), B (8.5)}| = 3; g_D = 1 + #{l_j > 6.6} = 3 (A, B)
-    rows = [(10.0, 8.0, 12.0), (9.0, 8.5, 9.5), (7.0, 6.5, 7.4), (5.0, 4.0, 6.6)]
-    assert rank_groups(rows, "higher") == [1, 1, 3, 3]
-
-
-def test_rank_groups_lower_is_better_and_missing() -> None:
-    # errors: A 1 [0.5, 1.5], B 2 [1.8, 2.2], C NaN; B is surely worse than A (h_A < l_B)
-    rows = [(1.0, 0.5, 1.5), (2.0, 1.8, 2.2), (math.nan, None, None)]
-    assert rank_groups(rows, "lower") == [1, 2, None]
-
-
-@given(
-    st.lists(
-        st.tuples(st.floats(-1e6, 1e6), st.floats(0, 100), st.floats(0, 100)),
-        min_size=1,
-        max_size=30,
-    )
-)
-def test_groups_never_exceed_ranks(items: list[tuple[float, float, float]]) -> None:
-    rows = [(v, v - a, v + b) for v, a, b in items]
-    groups = rank_groups(rows, "higher")
-    ranks = min_ranks([v for v, _, _ in rows], "higher")
-    assert all(
-        g is not None and r is not None and g <= r for g, r in zip(groups, ranks, strict=True)
-    )
-    assert min(g for g in groups if g is not None) == 1
-    # without intervals the groups are the competition ranks
-    assert rank_groups([(v, None, None) for v, _, _ in rows], "higher") == ranks
 
 
 def _score(
@@ -146,33 +93,6 @@ def test_populational_recomputation_is_named() -> None:
     changes = diff_standings(old, new, old_run=None, new_run=None, populational=True, labels={})
     changed = [c for c in changes if c.kind == "changed"]
     assert changed and "populational" in changed[0].why
-
-
-# --------------------------------------------------------------------------- formatting
-
-
-@pytest.mark.parametrize(
-    ("value", "text"),
-    [
-        (None, "—"),
-        (math.nan, "NaN"),
-        (math.inf, "∞"),
-        (-math.inf, "-∞"),
-        (0.0, "0"),
-        (61.873, "61.87"),
-        (0.51234, "0.5123"),
-        (12345.6, "12346"),
-        (1.5e-5, "1.500e-05"),
-        (-2.5, "-2.500"),
-    ],
-)
-def test_fmt_num(value: float | None, text: str) -> None:
-    assert fmt_num(value) == text
-
-
-def test_fmt_interval() -> None:
-    assert fmt_interval(1.0, 2.0) == "[1.000, 2.000]"
-    assert fmt_interval(None, 2.0) == ""
 
 
 def test_sparkline() -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pipeline.check.view import StaleEntry
 from pipeline.errors import Problem
+from pipeline.ranking import rank_groups, same_value
 from pipeline.score import CODE_VERSION
 from pipeline.tracks.review import Finding
 
@@ -159,24 +160,12 @@ class CheckReport:
 
 
 # --------------------------------------------------------------------------- standings
-def tie_groups(
-    intervals: Sequence[tuple[float, float | None, float | None]], direction: str
-) -> list[int | None]:
-    r"""Tie groups as on the site: one plus the number of entries *surely* better.
-
-    .. math:: g_i = 1 + \#\{j : l_j > h_i\}
-
-    for higher-is-better metrics with interval :math:`[l_i, h_i]` (the point value when there
-    is none), so every entry whose interval reaches the leader's lower bound shares group 1
-    (LMArena's "rank (UB)"). The one definition is :func:`pipeline.site.standings.rank_groups`.
-    """
-    from pipeline.site.standings import rank_groups
-
-    return rank_groups(intervals, direction)
-
-
 def entries_of(rows: Sequence[dict[str, Any]], metric: str, direction: str) -> list[Entry]:
-    """Build the standing of ``metric`` from score rows, best first (then bundle, agent)."""
+    """Build the standing of ``metric`` from score rows, best first (then bundle, agent).
+
+    Tie groups are the site's (:func:`pipeline.ranking.rank_groups`, LMArena's "rank (UB)"),
+    so the report of a pull request shows the groups the board will show.
+    """
     by_key: dict[Key, dict[str, tuple[float, float | None, float | None]]] = {}
     prim: dict[Key, dict[str, Any]] = {}
     for r in rows:
@@ -185,7 +174,7 @@ def entries_of(rows: Sequence[dict[str, Any]], metric: str, direction: str) -> l
         if r["metric"] == metric:
             prim[k] = r
     keys = sorted(prim)
-    groups = tie_groups([(prim[k]["value"], prim[k]["ci_low"], prim[k]["ci_high"])
+    groups = rank_groups([(prim[k]["value"], prim[k]["ci_low"], prim[k]["ci_high"])
                          for k in keys], direction)
     out = [Entry(k[0], k[1], prim[k]["content_hash"], prim[k]["value"], prim[k]["ci_low"],
                  prim[k]["ci_high"], prim[k]["rank"], g, bool(prim[k]["verified"]),
@@ -193,12 +182,6 @@ def entries_of(rows: Sequence[dict[str, Any]], metric: str, direction: str) -> l
            for k, g in zip(keys, groups, strict=True)]
     out.sort(key=lambda e: (e.rank is None, e.rank or 0, e.bundle, e.agent))
     return out
-
-
-def _same(a: float | None, b: float | None) -> bool:
-    if a is None or b is None:
-        return a is b
-    return (math.isnan(a) and math.isnan(b)) or a == b
 
 
 def compare(bc: BenchmarkCheck, before: list[Entry], after: list[Entry]) -> None:
@@ -227,7 +210,7 @@ def compare(bc: BenchmarkCheck, before: list[Entry], after: list[Entry]) -> None
             (m, old_m[0] if old_m else None, new_m[0] if new_m else None)
             for m in sorted(set(o.metrics) | set(e.metrics))
             for old_m, new_m in [(o.metrics.get(m), e.metrics.get(m))]
-            if not _same(old_m[0] if old_m else None, new_m[0] if new_m else None)
+            if not same_value(old_m[0] if old_m else None, new_m[0] if new_m else None)
         )
         if moved or o.rank != e.rank:
             bc.others.append(OtherChange(e.bundle, e.agent, moved, o.rank, e.rank))

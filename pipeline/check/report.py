@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from pipeline.check.model import BenchmarkCheck, CheckReport, Entry, NewEntry
 from pipeline.errors import Problem
-from pipeline.site.standings import fmt_num
+from pipeline.ranking import fmt_num
 from pipeline.tracks.review import Finding
 
 MARKER = "<!-- gmeter-check -->"

@@ -36,7 +36,6 @@ from pipeline.check.model import (
     OtherChange,
     compare,
     entries_of,
-    tie_groups,
 )
 from pipeline.check.view import StaleEntry, StoreFacts
 from pipeline.errors import Problem, UsageError
@@ -345,4 +344,4 @@ def _populational(spec: Any, settings: Any) -> bool:
 
 
 __all__ = ["BenchmarkCheck", "CheckReport", "Entry", "NewEntry", "OtherChange", "Ownership",
-           "StaleEntry", "check", "compare", "entries_of", "read_scores", "tie_groups"]
+           "StaleEntry", "check", "compare", "entries_of", "read_scores"]

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.metrics.registry import metric_info
+from pipeline.ranking import fmt_num
 from pipeline.site.board_charts import entry_label, score_charts
 from pipeline.site.chartdata import humanise
 from pipeline.site.model import (
@@ -44,13 +45,7 @@ from pipeline.site.pages import (
     SubmitPage,
     VersionLink,
 )
-from pipeline.site.standings import (
-    CURRENT,
-    Standing,
-    fmt_num,
-    history,
-    sparkline,
-)
+from pipeline.site.standings import CURRENT, Standing, history, sparkline
 from pipeline.site.systems import system_pages
 from pipeline.site.widgets import badges, blocks, score_cell
 from pipeline.store.rows import BenchmarkRow, ScoreRecord

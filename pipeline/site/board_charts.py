@@ -12,9 +12,10 @@ import math
 from collections.abc import Sequence
 
 from pipeline.metrics.registry import metric_info
+from pipeline.ranking import fmt_interval, fmt_num
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, TrackInfo, VersionData, slugify
-from pipeline.site.standings import Entry, fmt_interval, fmt_num
+from pipeline.site.standings import Entry
 from pipeline.site.track_charts import track_charts
 from pipeline.store.rows import BenchmarkRow
 

@@ -13,9 +13,10 @@ import math
 from collections.abc import Callable
 
 from pipeline.metrics.registry import metric_info
+from pipeline.ranking import fmt_interval, fmt_num
 from pipeline.site.model import Site, VersionData, href, safe_segment
 from pipeline.site.pages import ComparePage, Link, Nav, Page
-from pipeline.site.standings import Entry, fmt_interval, fmt_num
+from pipeline.site.standings import Entry
 from pipeline.store.rows import BenchmarkRow
 
 LIMIT = 500

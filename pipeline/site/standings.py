@@ -1,19 +1,20 @@
-"""Standings, tie groups, histories and changelogs: the pure logic behind the site's tables.
+"""Standings, histories and changelogs: the pure logic behind the site's tables.
 
 Everything here is a function of a :class:`pipeline.store.rows.Snapshot` (or parts of it); nothing
 reads files or the store. The page assembly in :mod:`pipeline.site.model` only formats and
-links what this module computes.
+links what this module computes; ranks, tie groups and number formats come from
+:mod:`pipeline.ranking`, shared with ``gmeter check``.
 """
 
 from __future__ import annotations
 
-import bisect
 import datetime as dt
 import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from pipeline.ranking import fmt_num, min_ranks, rank_groups, same_value, usable
 from pipeline.site.pages import Sparkline
 from pipeline.store.rows import RunRecord, ScoreRecord, Snapshot
 
@@ -89,30 +90,6 @@ class Change:
 # --------------------------------------------------------------------------- numbers
 
 
-def fmt_num(value: float | None) -> str:
-    """Format a score with about four significant digits; ``—`` for missing, ``∞`` for inf."""
-    if value is None:
-        return "—"
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "∞" if value > 0 else "-∞"
-    a = abs(value)
-    if a == 0:
-        return "0"
-    if a >= 1e6 or a < 1e-3:
-        return f"{value:.3e}"
-    decimals = min(5, max(0, 3 - math.floor(math.log10(a))))
-    return f"{value:.{decimals}f}"
-
-
-def fmt_interval(low: float | None, high: float | None) -> str:
-    """``[low, high]``, or ``""`` when there is no interval."""
-    if low is None or high is None:
-        return ""
-    return f"[{fmt_num(low)}, {fmt_num(high)}]"
-
-
 def _conventional(rec: ScoreRecord) -> tuple[float, str, str] | None:
     """The (value, label, note) a track asks the board to show (``details.display``)."""
     d = rec.display
@@ -147,88 +124,6 @@ def shown_value(rec: ScoreRecord | None) -> tuple[str, str, str]:
     raw = "—" if rec.value is None else repr(rec.value)
     tip = f"{note}. Computed value: {raw}" if note else f"Computed value: {raw}"
     return fmt_num(v), label, tip
-
-
-def same_value(a: float | None, b: float | None) -> bool:
-    """Equality where NaN equals NaN (a recomputed NaN is not a change)."""
-    if a is None or b is None:
-        return a is b
-    if math.isnan(a) and math.isnan(b):
-        return True
-    return a == b
-
-
-def _usable(v: float | None) -> bool:
-    return v is not None and not math.isnan(v)
-
-
-# --------------------------------------------------------------------------- ranks and groups
-
-
-def min_ranks(values: Sequence[float | None], direction: str) -> list[int | None]:
-    r"""Competition ranks (ties share the smallest rank; 1 = best); ``None`` for NaN/missing.
-
-    .. math:: r_i = 1 + \#\{j : s v_j > s v_i\},\quad s = +1 \text{ (higher) or } -1
-
-    Used only when the store holds no ranks (the scorer normally ranks).
-    """
-    sign = -1.0 if direction == "lower" else 1.0
-    keyed = sorted(sign * v for v in values if v is not None and _usable(v))
-    out: list[int | None] = []
-    for v in values:
-        if v is None or not _usable(v):
-            out.append(None)
-            continue
-        out.append(1 + len(keyed) - bisect.bisect_right(keyed, sign * v))
-    return out
-
-
-def rank_groups(
-    intervals: Sequence[tuple[float | None, float | None, float | None]], direction: str
-) -> list[int | None]:
-    r"""Tie groups as LMArena's "rank (UB)": one plus the entries *surely* better.
-
-    For higher-is-better metrics, with interval :math:`[l_i, h_i]` (the point value when no
-    interval was computed),
-
-    .. math:: g_i = 1 + \#\{j : l_j > h_i\}
-
-    so every entry whose interval reaches the best lower bound shares group 1 with the
-    leader, and an entry drops a group only for each competitor whose whole interval lies
-    above its own. Lower-is-better metrics use :math:`g_i = 1 + \#\{j : h_j < l_i\}`.
-    Entries without a usable value (NaN, missing) get ``None``. Without intervals the groups
-    equal the competition ranks.
-
-    References
-    ----------
-    Chiang et al. 2024, *Chatbot Arena* (the "Rank (UB)" column of LMArena).
-    """
-    lows: list[float] = []
-    highs: list[float] = []
-    usable: list[bool] = []
-    for value, lo, hi in intervals:
-        ok = value is not None and _usable(value)
-        usable.append(ok)
-        if not ok:
-            lows.append(math.nan)
-            highs.append(math.nan)
-            continue
-        assert value is not None
-        lo_ = lo if lo is not None and _usable(lo) else value
-        hi_ = hi if hi is not None and _usable(hi) else value
-        lows.append(min(lo_, value))
-        highs.append(max(hi_, value))
-    if direction == "lower":
-        # l_j' = -h_j, h_i' = -l_i turns "lower is better" into "higher is better".
-        lows, highs = [-h for h in highs], [-lo for lo in lows]
-    sorted_lows = sorted(v for v, ok in zip(lows, usable, strict=True) if ok)
-    out: list[int | None] = []
-    for hi, ok in zip(highs, usable, strict=True):
-        if not ok:
-            out.append(None)
-        else:
-            out.append(1 + len(sorted_lows) - bisect.bisect_right(sorted_lows, hi))
-    return out
 
 
 # --------------------------------------------------------------------------- versions
@@ -293,7 +188,7 @@ def standing(
 
     def order(e: Entry) -> tuple[bool, int, float, str, str]:
         v = e.primary.value
-        key = -sign * v if v is not None and _usable(v) else math.inf
+        key = -sign * v if v is not None and usable(v) else math.inf
         return (e.rank is None, e.rank or 0, key, e.bundle, e.agent)
 
     entries.sort(key=order)

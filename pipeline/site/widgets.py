@@ -6,10 +6,11 @@ import it and neither imports the other.
 
 from __future__ import annotations
 
+from pipeline.ranking import fmt_interval
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, VersionData, href
 from pipeline.site.pages import Badge, Cell, ChartBlock, SpecFile
-from pipeline.site.standings import CURRENT, Entry, fmt_interval, shown_value
+from pipeline.site.standings import CURRENT, Entry, shown_value
 from pipeline.store.rows import BenchmarkRow, ScoreRecord
 
 
