@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +23,7 @@ from pipeline.executor.base import Executor
 from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
 from pipeline.metrics.registry import sort_key_sign
+from pipeline.ranking import min_ranks
 from pipeline.store import CURRENT, Store
 from pipeline.tracks import get_track
 from pipeline.tracks.base import ScoreContext, ScoreRow
@@ -85,22 +85,15 @@ def rank_rows(rows: Sequence[ScoreRow]) -> list[int | None]:
 
     The direction comes from the metric registry; descriptive metrics (direction ``none``)
     are ranked higher-first for display only. NaN values get no rank; ``inf`` ranks as the
-    largest value.
+    largest value. One definition with the site's: :func:`pipeline.ranking.min_ranks`.
     """
     ranks: list[int | None] = [None] * len(rows)
     by_metric: dict[str, list[int]] = {}
     for i, r in enumerate(rows):
         by_metric.setdefault(r.metric, []).append(i)
     for metric, idx in by_metric.items():
-        sign = sort_key_sign(metric) or 1
-        vals = [(rows[i].value * sign, i) for i in idx if not math.isnan(rows[i].value)]
-        vals.sort(key=lambda t: -t[0])
-        prev: float | None = None
-        rank = 0
-        for pos, (v, i) in enumerate(vals, start=1):
-            if prev is None or v != prev:
-                rank = pos
-                prev = v
+        direction = "lower" if sort_key_sign(metric) < 0 else "higher"
+        for i, rank in zip(idx, min_ranks([rows[i].value for i in idx], direction), strict=True):
             ranks[i] = rank
     return ranks
 

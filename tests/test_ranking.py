@@ -8,7 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pipeline.metrics.registry import METRICS
 from pipeline.ranking import fmt_interval, fmt_num, min_ranks, rank_groups
+from pipeline.score import rank_rows
+from pipeline.tracks.base import ScoreRow
 
 # --------------------------------------------------------------------------- ranks and groups
 
@@ -89,3 +92,26 @@ def test_fmt_num(value: float | None, text: str) -> None:
 def test_fmt_interval() -> None:
     assert fmt_interval(1.0, 2.0) == "[1.000, 2.000]"
     assert fmt_interval(None, 2.0) == ""
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(sorted(METRICS)),
+            st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, 1.0])),
+        ),
+        max_size=25,
+    )
+)
+def test_scorer_ranks_each_metric_by_its_direction(items: list[tuple[str, float]]) -> None:
+    """``rank_rows`` = 1 + the rows of the same metric strictly better; NaN unranked."""
+    rows = [ScoreRow(f"b{i}", "a", metric, value) for i, (metric, value) in enumerate(items)]
+    ranks = rank_rows(rows)
+    for row, rank in zip(rows, ranks, strict=True):
+        if math.isnan(row.value):
+            assert rank is None
+            continue
+        sign = -1 if METRICS[row.metric].direction == "lower" else 1
+        better = [o for o in rows if o.metric == row.metric and not math.isnan(o.value)
+                  and sign * o.value > sign * row.value]
+        assert rank == 1 + len(better)
