@@ -9,6 +9,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 HOMES = {
@@ -158,19 +160,24 @@ def test_package_faces_only_re_export_tracks():
         assert f"from pipeline.tracks.{paper}.track import TRACK" in text
 
 
+def _docstring_ids(tree: ast.AST) -> set[int]:
+    """``id()`` of every docstring node of a module, class or function."""
+    return {
+        id(n.body[0].value)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
+        and n.body and isinstance(n.body[0], ast.Expr)
+        and isinstance(n.body[0].value, ast.Constant)
+    }
+
+
 def test_sql_lives_only_in_the_store():
     for path in _sources("pipeline") + _sources("cli"):
         rel = path.relative_to(ROOT).as_posix()
         if rel.startswith("pipeline/store/"):
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        docstrings = {
-            id(n.body[0].value)
-            for n in ast.walk(tree)
-            if isinstance(n, ast.Module | ast.FunctionDef | ast.ClassDef | ast.AsyncFunctionDef)
-            and n.body and isinstance(n.body[0], ast.Expr)
-            and isinstance(n.body[0].value, ast.Constant)
-        }
+        docstrings = _docstring_ids(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and id(node) not in docstrings and SQL.search(node.value):
@@ -243,3 +250,167 @@ def test_every_track_folder_has_the_same_role_modules():
         folder = ROOT / "pipeline" / "tracks" / paper
         missing = [m for m in ROLE_MODULES if not (folder / f"{m}.py").is_file()]
         assert not missing, f"pipeline/tracks/{paper}/ lacks {missing}"
+
+
+# --------------------------------------------------------------------------- parts of pipeline/
+
+
+def _part(module: str) -> str | None:
+    """The first-level part of ``pipeline/`` a module belongs to (``pipeline.site.build`` → site).
+
+    ``pipeline`` itself (its ``__init__``: the version) is the part ``pipeline``; modules outside
+    ``pipeline/`` (``cli``) belong to no part.
+    """
+    names = module.split(".")
+    if names[0] != "pipeline":
+        return None
+    return names[1] if len(names) > 1 else "pipeline"
+
+
+def _dynamic_imports(path: Path) -> set[str]:
+    """Modules named by ``importlib.import_module("pipeline....")`` (f-strings by their prefix)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not (isinstance(node, ast.Call) and node.args
+                and isinstance(node.func, ast.Attribute | ast.Name)
+                and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"):
+            continue
+        arg = node.args[0]
+        head = arg.values[0] if isinstance(arg, ast.JoinedStr) and arg.values else arg
+        if isinstance(head, ast.Constant) and isinstance(head.value, str) \
+                and head.value.startswith("pipeline."):
+            found.add(head.value.rstrip("."))
+    return found
+
+
+def _part_edges() -> dict[tuple[str, str], list[str]]:
+    """(importing part, imported part) → the module imports that make the edge.
+
+    Every import counts: module level, inside functions, under ``TYPE_CHECKING`` and through
+    ``importlib.import_module`` with a literal ``pipeline.`` prefix. A function-level import
+    defers the loading, not the dependency: two parts that reach each other that way are one
+    knot however the imports are placed (store↔site and bundles↔manifest↔tracks hid so). A
+    ``TYPE_CHECKING`` import is the same dependency for a reader and for mypy: the importing
+    code is written in the other part's types, so it counts too.
+    """
+    known = _package_modules()
+    edges: dict[tuple[str, str], list[str]] = {}
+    for mod, path in known.items():
+        mine = _part(mod)
+        if mine is None:
+            continue
+        deps = _imported_modules(path, known) | _dynamic_imports(path)
+        for dep in sorted(deps):
+            theirs = _part(dep)
+            if theirs is not None and theirs != mine:
+                edges.setdefault((mine, theirs), []).append(f"{mod} → {dep}")
+    return edges
+
+
+def _importers_of(folder: str, forbidden: str) -> list[str]:
+    """Imports from modules under ``folder`` of anything under the module path ``forbidden``."""
+    return [line for (a, b), lines in _part_edges().items() for line in lines
+            if line.split(" → ")[0].startswith(folder) and
+            (line.split(" → ")[1] + ".").startswith(forbidden + ".")]
+
+
+def test_parts_of_pipeline_import_each_other_as_a_dag():
+    """The first-level modules and packages of ``pipeline/`` form a DAG of imports.
+
+    Within a part, modules may import each other freely (the module-level DAG test above still
+    forbids file cycles); between parts every dependency points one way, so each part can be
+    read, tested and replaced knowing only the parts below it.
+    """
+    import networkx as nx
+
+    edges = _part_edges()
+    graph = nx.DiGraph(list(edges))
+    loops = []
+    for cycle in nx.simple_cycles(graph):
+        steps = list(zip(cycle, cycle[1:] + cycle[:1], strict=True))
+        loops.append(" → ".join([*cycle, cycle[0]]) + ": "
+                     + "; ".join(edges[s][0] for s in steps))
+    assert not loops, "parts of pipeline/ import each other in a loop:\n" + "\n".join(loops)
+
+
+def test_pipeline_never_imports_the_cli():
+    known = _package_modules()
+    for mod, path in known.items():
+        if _part(mod) is not None:
+            bad = {d for d in _imported_modules(path, known) if d.split(".")[0] == "cli"}
+            assert not bad, f"{mod} imports {sorted(bad)}; cli/ sits above pipeline/"
+
+
+def test_store_and_check_import_nothing_from_the_site():
+    for folder in ("pipeline.store", "pipeline.check"):
+        bad = _importers_of(folder, "pipeline.site")
+        assert not bad, f"{folder} imports the site: {bad}; move the shared code below both"
+
+
+def test_bundle_inputs_sit_below_the_tracks():
+    """bundles.py reads folders into :mod:`pipeline.inputs`, which needs no track."""
+    for folder in ("pipeline.bundles", "pipeline.inputs"):
+        bad = _importers_of(folder, "pipeline.tracks")
+        assert not bad, f"{folder} imports tracks: {bad}"
+    edges = _part_edges()
+    allowed = {"errors", "limits"}
+    above = sorted(b for (a, b) in edges if a == "inputs" and b not in allowed)
+    assert not above, f"pipeline/inputs.py is the ground floor; it imports {above}"
+
+
+def _papers() -> list[str]:
+    """The track packages under ``pipeline/tracks/`` (a new paper is a new folder)."""
+    found = sorted(p.parent.name for p in (ROOT / "pipeline" / "tracks").glob("*/__init__.py"))
+    assert set(PAPERS) <= set(found), f"tracks/ lost a paper: {sorted(set(PAPERS) - set(found))}"
+    return found
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "until issue 22 item 1 lands (each track owns its presentation); whoever makes this pass "
+    "removes this marker"))
+def test_site_names_no_paper():
+    """No module under ``pipeline/site/`` imports a paper's package or names a paper in a string.
+
+    A paper's name counts as a word of its own, ``_`` being a separator (``"aiq_curve"`` names
+    one); docstrings are documentation and are not counted.
+    """
+    papers = _papers()
+    word = re.compile(r"(?<![A-Za-z])(" + "|".join(papers) + r")(?![A-Za-z])")
+    known = _package_modules()
+    bad: list[str] = []
+    for path in _sources("pipeline/site"):
+        rel = path.relative_to(ROOT).as_posix()
+        for dep in sorted(_imported_modules(path, known) | _dynamic_imports(path)):
+            names = dep.split(".")
+            if names[:1] == ["pipeline"] and len(names) > 2 and names[1] in ("tracks", "metrics") \
+                    and names[2] in papers:
+                bad.append(f"{rel} imports {dep}")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = _docstring_ids(tree)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
+                    and id(node) not in docstrings and word.search(node.value):
+                bad.append(f"{rel}:{node.lineno} names a paper in {node.value[:50]!r}")
+    assert not bad, "the site knows a paper:\n" + "\n".join(bad)
+
+
+ROLE_MODULES_SHARED = 5
+
+
+def test_track_folders_share_their_role_modules():
+    folders = [ROOT / "pipeline" / "tracks" / p for p in _papers()]
+    shared = set.intersection(*({f.stem for f in d.glob("*.py")} - {"__init__"} for d in folders))
+    assert len(shared) >= ROLE_MODULES_SHARED, (
+        f"the track folders share only {sorted(shared)}; give each the same role modules")
+
+
+CLI_MODULE_MAX_LINES = 300
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "until issue 22 item 4 lands (a thin CLI: option assembly and file reading in the use "
+    "cases); whoever makes this pass removes this marker"))
+def test_cli_modules_are_thin():
+    long = {p.relative_to(ROOT).as_posix(): n for p in _sources("cli")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > CLI_MODULE_MAX_LINES}
+    assert not long, f"cli modules over {CLI_MODULE_MAX_LINES} lines (option parsing only): {long}"
