@@ -63,19 +63,20 @@ def replay_cmd(
     Output (--json): {"rewards", "observations", "outputs", "steps", "failure": null|{"cycle": k}}.
     """
     from pipeline.errors import GmeterError, UsageError
-    from pipeline.lab.aiq.replay import format_table, parse_actions, replay_batch, replay_case
+    from pipeline.lab.aiq.replay import (
+        format_table,
+        parse_actions,
+        replay_batch_file,
+        replay_case,
+    )
 
     if batch is not None:
         if program is not None or program_opt is not None:
             raise UsageError("--batch takes no PROGRAM", hint="put the programs in the file")
-        stream = sys.stdin if str(batch) == "-" else None
-        if stream is None and not batch.is_file():
-            raise UsageError(f"{batch}: no such file", hint="give a JSON-lines file of cases")
         errors = 0
-        with stream or batch.open(encoding="utf-8") as fh:
-            for out in replay_batch(fh):
-                errors += "error" in out
-                sys.stdout.write(json.dumps(out) + "\n")
+        for out in replay_batch_file(batch):
+            errors += "error" in out
+            sys.stdout.write(json.dumps(out) + "\n")
         sys.stdout.flush()
         if errors:
             raise GmeterError(f"{errors} case(s) could not be replayed (see their 'error')")

@@ -7,7 +7,6 @@ inside the commands so ``gmeter --help`` stays fast.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -55,64 +54,24 @@ def _convention(value: str) -> str:
     return value
 
 
-def _read_json(path: Path) -> Any:
-    from pipeline.bundles import MAX_FILE_BYTES
-    from pipeline.errors import GmeterError
-    from pipeline.limits import loads_bounded
-
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise GmeterError(f"{path} is over {MAX_FILE_BYTES // 2**20} MiB",
-                              hint="a flow program is far smaller")
-        return loads_bounded(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GmeterError(f"cannot read {path}: {exc}") from exc
-    except ValueError as exc:
-        raise GmeterError(f"{path} is not JSON: {exc}", hint="fix the JSON syntax") from exc
-
-
 def _domains(folder: Path) -> dict[str, list[Any]]:
-    """Domain name → flows of ``folder/<domain>/*.json`` (files sorted by name)."""
-    from pipeline.errors import GmeterError
-    from pipeline.metrics.gindex.flows import FlowError, load_flow
+    from pipeline.lab.gindex.files import read_domains
 
-    out: dict[str, list[Any]] = {}
-    for sub in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        files = sorted(sub.glob("*.json"))
-        if files:
-            try:
-                out[sub.name] = [load_flow(_read_json(f)) for f in files]
-            except FlowError as exc:
-                raise GmeterError(f"{sub}: {exc}") from exc
-    if not out:
-        raise GmeterError(f"no <domain>/*.json programs under {folder}",
-                          hint="point --domains at a folder of domain folders")
-    return out
+    return read_domains(folder)
 
 
 def _order(order_file: Path | None, folder: Path, names: list[str]) -> list[str]:
-    from pipeline.errors import UsageError
-    from pipeline.lab.gindex.published import MAYA_DOMAIN_ORDER
+    from pipeline.lab.gindex.files import choose_domain_order
 
-    found = order_file
-    if found is None:
-        for cand in (folder / "domain-order.txt", folder.parent / "domain-order.txt"):
-            if cand.is_file():
-                found = cand
-                break
-    if found is not None:
-        order = [ln.strip() for ln in found.read_text(encoding="utf-8").splitlines()
-                 if ln.strip() and not ln.strip().startswith("#")]
-        if sorted(order) != sorted(names) or len(set(order)) != len(order):
-            raise UsageError(f"{found} must list every domain of the folder exactly once",
-                             hint=f"the domains are: {', '.join(names)}")
-        info(f"domain order: {found}")
-        return order
-    if sorted(names) == sorted(MAYA_DOMAIN_ORDER):
-        info("domain order: the authors' (published maya-fbp-16 domains)")
-        return list(MAYA_DOMAIN_ORDER)
-    info("domain order: sorted by name")
-    return sorted(names)
+    chosen = choose_domain_order(order_file, folder, names)
+    info(chosen.source)
+    return chosen.order
+
+
+def _read_json(path: Path) -> Any:
+    from pipeline.lab.gindex.files import read_json
+
+    return read_json(path)
 
 
 # --------------------------------------------------------------------------- delta
@@ -167,23 +126,10 @@ def delta_cmd(
 def _delta_pairs(path: Path, conv: str, executor: str, workers: int | None,
                  scheduler: str | None) -> None:
     from pipeline.errors import GmeterError
-    from pipeline.limits import loads_bounded
+    from pipeline.lab.gindex.files import read_pairs
     from pipeline.metrics.gindex.delta import pair_record
 
-    text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
-    items: list[tuple[Any, Any, Any, str]] = []
-    bad: dict[int, dict[str, Any]] = {}
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = loads_bounded(line)
-            if not isinstance(rec, dict) or "a" not in rec or "b" not in rec:
-                raise ValueError('a line needs "id", "a" and "b"')
-        except ValueError as exc:
-            bad[len(items) + len(bad)] = {"id": None, "error": f"line {n}: {exc}"}
-            continue
-        items.append((rec.get("id", n), rec["a"], rec["b"], str(rec.get("convention", conv))))
+    items, bad = read_pairs(path, conv)
     kind = "inprocess" if executor == "local" and len(items) < 16 else executor
     with open_executor(kind, workers, scheduler) as ex:
         results = ex.map(pair_record, items, label="delta")
@@ -319,36 +265,10 @@ def import_maya_experiment(
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing folder.")] = False,
 ) -> None:
     """Convert a published g-index experiment into a reported gindex bundle."""
-    import re
+    from pipeline.lab.gindex.files import write_maya_bundle
 
-    from pipeline.errors import GmeterError, UsageError
-    from pipeline.lab.gindex.published import (
-        MAYA_SYSTEMS,
-        maya_experiment_bundle,
-        parse_maya_experiment,
-    )
-
-    obj = _read_json(file)
-    try:
-        exp = parse_maya_experiment(obj)
-    except ValueError as exc:
-        raise GmeterError(f"{file}: {exc}") from exc
-    bid = bundle_id or re.sub(r"[^a-z0-9]+", "-", file.stem.lower()).strip("-")
-    if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", bid):
-        raise UsageError(f"bundle id {bid!r} is not of the form [a-z0-9][a-z0-9-]*")
-    target = out or Path(bid)
-    if target.exists() and any(target.iterdir()) and not force:
-        raise GmeterError(f"{target} exists and is not empty", hint="use --force to overwrite")
-    total = sum(n for _, n in exp.train)
-    files = maya_experiment_bundle(
-        obj, source=f"experiments/{file.name}",
-        system=system or MAYA_SYSTEMS.get(exp.model_name, exp.model_name),
-        version=f"{total} training samples",
-    )
-    target.mkdir(parents=True, exist_ok=True)
-    for name, data in files.items():
-        (target / name).write_bytes(data)
-    info(f"wrote {len(files)} files to {target}")
+    target, count = write_maya_bundle(file, out, bundle_id, system, force)
+    info(f"wrote {count} files to {target}")
     typer.echo(str(target))
 
 

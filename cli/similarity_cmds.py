@@ -101,28 +101,6 @@ def show_cmd(
     _print_tables(data)
 
 
-def _floats(text: str | None, name: str) -> tuple[float, ...] | None:
-    from pipeline.errors import UsageError
-
-    if text is None:
-        return None
-    try:
-        return tuple(float(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"{name} {text!r}", hint="give numbers separated by commas") from None
-
-
-def _ints(text: str | None, name: str) -> tuple[int, ...] | None:
-    from pipeline.errors import UsageError
-
-    if text is None:
-        return None
-    try:
-        return tuple(int(x) for x in text.split(",") if x.strip())
-    except ValueError:
-        raise UsageError(f"{name} {text!r}", hint="give integers separated by commas") from None
-
-
 @similarity_app.command("run")
 def run_cmd(
     out: Annotated[
@@ -231,106 +209,22 @@ def run_cmd(
     benchmark.toml declaring the tests if it has none; the written submission.toml records
     every setting: `--from` it reproduces runs.csv.
     """
-    from pipeline.errors import UsageError
-    from pipeline.lab.similarity.experiment import experiment_from_manifest
-
-    base: Any = None
-    kind = experiment
-    if from_ is not None:
-        found, base = experiment_from_manifest(from_)
-        if kind is not None and kind != found:
-            raise UsageError(
-                f"--experiment {kind} but {from_} records a {found} experiment",
-                hint="drop --experiment or give a matching file",
-            )
-        kind = found
-    kind = kind or "aiq-families"
-    test_list = tuple(t.strip() for t in tests.split(",") if t.strip()) if tests else None
-    if kind == "aiq-families":
-        ps = _floats(p, "--p")
-        if ps is not None and len(ps) != 1:
-            raise UsageError("--p: aiq-families takes one proportion", hint="e.g. --p 0.5")
-        given: dict[str, Any] = {
-            "agent": agent, "programs": programs, "seeds": seeds, "root_seed": root_seed,
-            "episode_length": episode_length, "p": ps[0] if ps else None, "symbols": symbols,
-            "merge_unit": merge_unit, "tests": test_list,
-        }  # fmt: skip
-        wrong = {"--hidden": hidden, "--max-iter": max_iter, "--size": size, "--steps": steps,
-                 "--eval-episodes": eval_episodes}  # fmt: skip
-        _run_aiq(base, given, wrong, out, contact, licence, force, executor, workers, scheduler)
-        return
-    wrong = {"--agent": agent, "--programs": programs, "--episode-length": episode_length,
-             "--symbols": symbols, "--merge-unit": merge_unit}  # fmt: skip
-    given = {
-        "experiment": kind, "tests": test_list, "seeds": seeds, "root_seed": root_seed,
-        "p": _floats(p, "--p"), "hidden": _ints(hidden, "--hidden"), "max_iter": max_iter,
-        "size": size, "steps": steps, "eval_episodes": eval_episodes,
-    }  # fmt: skip
-    _run_suite(base, given, wrong, out, contact, licence, force, executor, workers, scheduler)
-
-
-def _refuse(wrong: dict[str, Any], kind: str) -> None:
-    from pipeline.errors import UsageError
-
-    bad = [k for k, v in wrong.items() if v is not None]
-    if bad:
-        raise UsageError(
-            f"{', '.join(bad)} do(es) not apply to --experiment {kind}",
-            hint="see gmeter similarity run --help",
-        )
-
-
-def _run_aiq(base: Any, given: dict[str, Any], wrong: dict[str, Any], out: Path, contact: str,
-             licence: str, force: bool, executor: str, workers: int | None,
-             scheduler: str | None) -> None:  # fmt: skip
-    from dataclasses import asdict
-
     from cli.context import progress_reporter
-    from pipeline.lab.similarity.bundle import run_and_write
-    from pipeline.lab.similarity.experiment import ExperimentSettings
-
-    _refuse(wrong, "aiq-families")
-    base = base if base is not None else ExperimentSettings()
-    changes = {k: v for k, v in given.items() if v is not None}
-    if "agent" in changes:
-        changes["agent_spec"] = ""
-    settings = ExperimentSettings.from_dict({**asdict(base), **changes}) if changes else base
-    with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
-        report = run_and_write(settings, out, contact=contact, licence=licence, force=force,
-                               executor=ex, progress=progress)  # fmt: skip
-    r = report.result
-    for path in report.written:
-        info(f"wrote {path}")
-    info(f"{r.total_runs} runs, {r.failed_runs} failed at the step limit, {r.drawn} programs drawn")
+    from pipeline.lab.similarity.run import RunOptions, plan_run, run_planned
     from pipeline.tracks.similarity.runs import report_json
 
-    _print_tables(report_json(report.analysis))
-
-
-def _run_suite(base: Any, given: dict[str, Any], wrong: dict[str, Any], out: Path, contact: str,
-               licence: str, force: bool, executor: str, workers: int | None,
-               scheduler: str | None) -> None:  # fmt: skip
-    from cli.context import progress_reporter
-    from pipeline.lab.similarity.suite_bundle import run_and_write_suite
-    from pipeline.lab.similarity.suites import SuiteSettings
-    from pipeline.tracks.similarity.runs import report_json
-
-    kind = given["experiment"]
-    _refuse(wrong, kind)
-    own = SuiteSettings(experiment=kind).relevant()
-    misplaced = {f"--{k.replace('_', '-')}": v for k, v in given.items() if k not in own}
-    _refuse(misplaced, kind)
-    data = base.to_dict() if base is not None else {"experiment": kind}
-    settings = SuiteSettings.from_dict(
-        {**data, **{k: v for k, v in given.items() if v is not None}}
-    )
+    plan = plan_run(RunOptions(
+        experiment=experiment, from_file=from_, tests=tests, agent=agent, programs=programs,
+        seeds=seeds, root_seed=root_seed, episode_length=episode_length, p=p, symbols=symbols,
+        merge_unit=merge_unit, hidden=hidden, max_iter=max_iter, size=size, steps=steps,
+        eval_episodes=eval_episodes,
+    ))  # fmt: skip
     with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
-        report = run_and_write_suite(settings, out, contact=contact, licence=licence,
-                                     force=force, executor=ex, progress=progress)  # fmt: skip
+        report = run_planned(plan, out, contact=contact, licence=licence, force=force,
+                             executor=ex, progress=progress)  # fmt: skip
     for path in report.written:
         info(f"wrote {path}")
-    versions = ", ".join(f"{k} {v}" for k, v in sorted(report.result.versions.items()))
-    info(f"{len(report.result.rows)} rows ({versions})")
+    info(report.summary)
     _print_tables(report_json(report.analysis))
 
 

@@ -10,7 +10,9 @@ the step limit; the run stops after it, so it is the last cycle listed).
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from pipeline.errors import UsageError
@@ -126,6 +128,17 @@ def replay_batch(lines: Iterable[str]) -> Iterator[dict[str, Any]]:
             yield {"id": None, "error": f"line {lineno}: not a JSON object"}
             continue
         yield replay_case(case)
+
+
+def replay_batch_file(path: Path) -> Iterator[dict[str, Any]]:
+    """:func:`replay_batch` over a JSON-lines file (``-``: standard input), one output per line."""
+    if str(path) == "-":
+        yield from replay_batch(sys.stdin)
+        return
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file", hint="give a JSON-lines file of cases")
+    with path.open(encoding="utf-8") as fh:
+        yield from replay_batch(fh)
 
 
 def format_table(program: str, actions: Sequence[int], result: ReplayResult) -> list[str]:

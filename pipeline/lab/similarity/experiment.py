@@ -344,19 +344,25 @@ def runs_csv(rows: list[dict[str, Any]]) -> str:
 
 def settings_from_manifest(path: Path) -> ExperimentSettings:
     """Read the ``[similarity.experiment]`` table of a submission.toml or benchmark.toml."""
+    return ExperimentSettings.from_dict(_experiment_table(path))
+
+
+def _experiment_table(path: Path) -> dict[str, Any]:
+    """The ``[similarity.experiment]`` table of a manifest; a usage error if it has none."""
     import tomllib
 
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise UsageError(f"{path}: cannot read settings ({exc})") from None
-    exp = data.get("similarity", {}).get("experiment")
+    sim = data.get("similarity", {})
+    exp = sim.get("experiment") if isinstance(sim, dict) else None
     if not isinstance(exp, dict):
         raise UsageError(
             f"{path} has no [similarity.experiment] table",
             hint="give a manifest written by gmeter similarity run",
         )
-    return ExperimentSettings.from_dict(exp)
+    return exp
 
 
 def today() -> dt.date:
@@ -371,19 +377,7 @@ def experiment_from_manifest(path: Path) -> tuple[str, Any]:
     existed), ``classification`` or ``gym``; ``settings`` is an :class:`ExperimentSettings` or a
     :class:`pipeline.lab.similarity.suites.SuiteSettings`.
     """
-    import tomllib
-
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read settings ({exc})") from None
-    sim = data.get("similarity", {})
-    exp = sim.get("experiment") if isinstance(sim, dict) else None
-    if not isinstance(exp, dict):
-        raise UsageError(
-            f"{path} has no [similarity.experiment] table",
-            hint="give a manifest written by gmeter similarity run",
-        )
+    exp = _experiment_table(path)
     kind = exp.get("experiment", "aiq-families")
     if kind == "aiq-families":
         return kind, ExperimentSettings.from_dict(
