@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -216,7 +216,7 @@ def score_all(
                     report.results.append(BenchmarkScore(release, bench_id, "unchanged"))
                     continue
                 ctx = ScoreContext(seed=seed, executor=executor, options=options,
-                                   progress=progress)
+                                   progress=progress, verifications=StoreMemo(store, now))
                 if bundles:
                     scored = score_benchmark(bench, bundles, ctx)
                     rows, charts, notes = scored.rows, scored.charts, scored.notes
@@ -233,6 +233,26 @@ def score_all(
                 report.results.append(BenchmarkScore(release, bench_id, "failed",
                                                      notes=[f"{type(exc).__name__}: {exc}"]))
     return report
+
+
+@dataclass(frozen=True)
+class StoreMemo:
+    """The store's ``verifications`` table as a track's :class:`VerificationMemo`."""
+
+    store: Store
+    now: dt.datetime
+
+    def recall(
+        self, verifier: str, keys: Sequence[tuple[str, str]]
+    ) -> Mapping[tuple[str, str], Mapping[str, Any]]:
+        """Kept results of ``verifier`` for these (content hash, context) keys."""
+        return self.store.verifications(verifier, keys)
+
+    def keep(
+        self, verifier: str, results: Mapping[tuple[str, str], tuple[bool, Mapping[str, Any]]]
+    ) -> None:
+        """Store fresh results, stamped with this score run's time."""
+        self.store.put_verifications(verifier, results, self.now)
 
 
 def _lacking(store: Store, bench_id: str, bench_hash: str,

@@ -31,6 +31,7 @@ from typing import Any
 import duckdb
 
 from pipeline.errors import StoreError
+from pipeline.store.bulk import insert_rows
 
 CURRENT = "current"
 """Release name under which the working state of ``submissions/`` is scored."""
@@ -116,7 +117,39 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
         # the benchmark's current version stay marked stale even after rescoring.
         "alter table bundles add column benchmark_version varchar;",
     ),
+    (
+        4,
+        "verification results kept by content",
+        # A bundle version is verified once per (context, verifier): every release and every
+        # later score that meets the same content reuses the stored result.
+        """
+        create table verifications (
+            content_hash varchar not null, context varchar not null, verifier varchar not null,
+            verified boolean not null, result json not null, computed_at timestamp not null,
+            primary key (content_hash, context, verifier));
+        """,
+    ),
 )
+
+SCORE_COLUMNS = (
+    ("release", "varchar"), ("benchmark", "varchar"), ("bundle", "varchar"),
+    ("content_hash", "varchar"), ("agent", "varchar"), ("metric", "varchar"),
+    ("value", "double"), ("ci_low", "double"), ("ci_high", "double"), ("rank", "integer"),
+    ("verified", "boolean"), ("code_version", "varchar"), ("computed_at", "timestamp"),
+    ("details", "json"),
+)  # fmt: skip
+"""The columns of ``scores`` in order, with their types (for bulk inserts)."""
+FILE_COLUMNS = (("content_hash", "varchar"), ("path", "varchar"), ("sha256", "varchar"),
+                ("size", "bigint"), ("content", "blob"))  # fmt: skip
+"""The columns of ``bundle_files`` and ``benchmark_files``."""
+MEMBER_COLUMNS = (("release", "varchar"), ("benchmark", "varchar"), ("bundle", "varchar"),
+                  ("content_hash", "varchar"))  # fmt: skip
+"""The columns of ``release_bundles``."""
+VERIFICATION_COLUMNS = (("content_hash", "varchar"), ("context", "varchar"),
+                        ("verifier", "varchar"), ("verified", "boolean"), ("result", "json"),
+                        ("computed_at", "timestamp"))  # fmt: skip
+"""The columns of ``verifications``."""
+
 
 def _clean(value: float | None) -> float | None:
     """DuckDB doubles accept inf and nan; keep them, but turn numpy scalars into floats."""
@@ -457,11 +490,8 @@ class Store:
                 "insert into releases values (?,?,?,?,?)",
                 [name, date, notes, code_version, dt.datetime(date.year, date.month, date.day)],
             )
-            for benchmark, bundle, content_hash in sorted(members):
-                self.con.execute(
-                    "insert into release_bundles values (?,?,?,?)",
-                    [name, benchmark, bundle, content_hash],
-                )
+            insert_rows(self.con, "release_bundles", MEMBER_COLUMNS,
+                        [[name, *member] for member in sorted(members)])  # fmt: skip
 
     def releases(self) -> list[tuple[str, dt.date, str]]:
         """Recorded releases as (name, date, notes), oldest first."""
@@ -518,10 +548,7 @@ class Store:
                 ]
                 for r in rows
             ]
-            if params:
-                self.con.executemany(
-                    "insert into scores values (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", params
-                )
+            insert_rows(self.con, "scores", SCORE_COLUMNS, params)
             for name, data in sorted(charts.items()):
                 self.con.execute(
                     "insert into charts values (?,?,?,?)", [release, benchmark, name, _json(data)]
@@ -585,6 +612,46 @@ class Store:
             "and b.content_hash = r.benchmark_hash where r.release = 'current' "
             "order by r.benchmark").fetchall()
         return {r[0]: (str(r[1] or ""), str(r[2] or "")) for r in rows}
+
+    # ------------------------------------------------------------------ verifications
+    def verifications(
+        self, verifier: str, keys: Sequence[tuple[str, str]]
+    ) -> dict[tuple[str, str], dict[str, Any]]:
+        """Stored results of ``verifier`` for (content hash, context) pairs; missing keys absent.
+
+        One query for any number of keys (a benchmark of thousands of bundles asks once).
+        """
+        wanted = sorted(set(keys))
+        if not wanted:
+            return {}
+        rows = self.con.execute(
+            "select content_hash, context, result from verifications "
+            "where verifier = ? and list_contains(?, content_hash) order by content_hash",
+            [verifier, sorted({k[0] for k in wanted})],
+        ).fetchall()
+        want = set(wanted)
+        return {(r[0], r[1]): json.loads(r[2]) for r in rows if (r[0], r[1]) in want}
+
+    def put_verifications(
+        self,
+        verifier: str,
+        results: Mapping[tuple[str, str], tuple[bool, Mapping[str, Any]]],
+        now: dt.datetime,
+    ) -> None:
+        """Keep (content hash, context) → (verified, result) of ``verifier``, replacing old ones."""
+        if not results:
+            return
+        keys = sorted(results)
+        with self.transaction():
+            self.con.execute(
+                "delete from verifications where verifier = ? "
+                "and list_contains(?, content_hash || ' ' || context)",
+                [verifier, [f"{h} {c}" for h, c in keys]],  # content hashes have no space
+            )
+            insert_rows(self.con, "verifications", VERIFICATION_COLUMNS, [
+                [h, c, verifier, bool(results[(h, c)][0]), _json(results[(h, c)][1]), now]
+                for h, c in keys
+            ])  # fmt: skip
 
     # ------------------------------------------------------------------ queries and export
     def query(self, sql: str) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -653,8 +720,7 @@ class Store:
             [content_hash, path, hashlib.sha256(data).hexdigest(), len(data), data]
             for path, data in sorted(files.items())
         ]
-        if params:
-            self.con.executemany(f"insert into {table} values (?,?,?,?,?)", params)
+        insert_rows(self.con, table, FILE_COLUMNS, params)
 
     def _files(self, table: str, content_hash: str) -> dict[str, bytes]:
         rows = self.con.execute(

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput
@@ -42,6 +42,27 @@ class ScoreRow:
     details: Mapping[str, Any] | None = None
 
 
+class VerificationMemo(Protocol):
+    """Verification results kept between score runs, by (bundle content hash, context).
+
+    ``verifier`` names the check and its version; ``context`` is what the result depends on
+    besides the bundle's files (e.g. a digest of the benchmark's program sample). A result
+    recalled must be the one the track would compute again: scores never depend on the memo.
+    """
+
+    def recall(
+        self, verifier: str, keys: Sequence[tuple[str, str]]
+    ) -> Mapping[tuple[str, str], Mapping[str, Any]]:
+        """The kept results for these keys (missing keys absent)."""
+        ...
+
+    def keep(
+        self, verifier: str, results: Mapping[tuple[str, str], tuple[bool, Mapping[str, Any]]]
+    ) -> None:
+        """Keep (verified, JSON-ready result) per key."""
+        ...
+
+
 @dataclass
 class ScoreContext:
     """What a scorer may use besides its inputs.
@@ -57,12 +78,16 @@ class ScoreContext:
         Overrides from the command line (e.g. ``{"convention": "paper"}``).
     progress : Callable[[str, int, int], None] | None
         ``progress(task, done, total)`` for long work.
+    verifications : VerificationMemo or None
+        Where verification results of earlier runs are kept (the store, for ``gmeter score``);
+        ``None`` verifies everything afresh.
     """
 
     seed: int = 20211
     executor: Executor | None = None
     options: dict[str, Any] = field(default_factory=dict)
     progress: Callable[[str, int, int], None] | None = None
+    verifications: VerificationMemo | None = None
 
 
 @dataclass

@@ -27,6 +27,10 @@ OPCODES = "<>+-,.%[]#"
 #: The sampler's alphabet in the original order; ``#`` is drawn as ``]`` (spec §2.5).
 SAMPLER_ALPHABET = "<>+-,.[]#%"
 _MASK64 = (1 << 64) - 1
+#: The version of the machine's semantics (cycles, rewards, observations, the ``%`` stream).
+#: Raise it with any change a replay could notice: verifications stored under another version
+#: are redone (:mod:`pipeline.tracks.aiq.verify`), never reused.
+MACHINE_VERSION = 1
 
 
 class BFProgramError(ValueError):

@@ -71,15 +71,22 @@ def estimate_from_rows(
 
 
 # --------------------------------------------------------------------------- scoring
-def score_bundle(item: tuple[BundleInput, BenchmarkInput]) -> dict[str, Any]:
-    """Score one bundle (module level: runs on the executor). Returns a JSON-ready record."""
+def score_bundle(
+    item: tuple[BundleInput, BenchmarkInput] | tuple[BundleInput, BenchmarkInput, Any],
+) -> dict[str, Any]:
+    """Score one bundle (module level: runs on the executor). Returns a JSON-ready record.
+
+    A third item is the bundle's kept verification (or ``None``); a verification made here is
+    returned under ``"verification"`` for the caller to keep.
+    """
     from pipeline.metrics.aiq.estimator import stage_schedule
     from pipeline.metrics.aiq.sampler import stratum_probabilities
     from pipeline.tracks.aiq.bundle import read_rows
     from pipeline.tracks.aiq.settings import check_log, read_log
-    from pipeline.tracks.aiq.verify import benchmark_programs, verify_files
+    from pipeline.tracks.aiq.verify import benchmark_programs, verify_reusing
 
-    bundle, bench = item
+    bundle, bench = item[0], item[1]
+    kept = item[2] if len(item) > 2 else None
     log, _ = read_log(bundle.files)
     parsed = read_rows(bundle.files)
     progs, _ = benchmark_programs(bench)
@@ -98,7 +105,7 @@ def score_bundle(item: tuple[BundleInput, BenchmarkInput]) -> dict[str, Any]:
         est = estimate_from_rows(method, parsed.rows, p, stages, m)
     except ValueError as exc:
         return {"bundle": bundle.id, "skip": str(exc)}
-    ver = verify_files(bundle.files, bench)
+    ver, record = verify_reusing(bundle.files, bench, kept)
     errors = [str(x) for x in ver.problems if x.severity == "error"]
     logged = log.get("result", {}).get("aiq") if isinstance(log.get("result"), dict) else None
     return {
@@ -127,6 +134,7 @@ def score_bundle(item: tuple[BundleInput, BenchmarkInput]) -> dict[str, Any]:
             "strata": [{"stratum": r.stratum, "p": r.p, "pairs": r.pairs, "mean": r.mean}
                        for r in est.strata],
         },
+        "verification": record,
     }  # fmt: skip
 
 
@@ -137,11 +145,22 @@ def _finite(x: Any) -> float | None:
 def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreContext) -> TrackResult:
     """Recompute every bundle's AIQ, replay its traces, and build the chart data."""
     from pipeline.executor import InProcessExecutor
+    from pipeline.tracks.aiq.verify import VERIFIER, verification_context
 
     ex = ctx.executor or InProcessExecutor()
     ordered = sorted(bundles, key=lambda b: b.id)
-    records = ex.map(score_bundle, [(b, bench) for b in ordered], label="aiq score",
-                     progress=ctx.progress)  # fmt: skip
+    # Each bundle version is replayed once per program sample and machine version: kept
+    # results travel with the items, fresh ones come back and are kept.
+    context = verification_context(bench)
+    keys = {b.id: (b.content_hash, context) for b in ordered if b.content_hash}
+    memo = ctx.verifications
+    kept = memo.recall(VERIFIER, sorted(set(keys.values()))) if memo and keys else {}
+    items = [(b, bench, kept.get(keys[b.id]) if b.id in keys else None) for b in ordered]
+    records = ex.map(score_bundle, items, label="aiq score", progress=ctx.progress)
+    fresh = {keys[r["bundle"]]: (bool(r["verified"]), r["verification"]) for r in records
+             if r.get("verification") is not None and r["bundle"] in keys}  # fmt: skip
+    if memo and fresh:
+        memo.keep(VERIFIER, fresh)
     result = TrackResult(notes=[
         "AIQ = Σ p_i × mean pair score of stratum i; 95% interval from the antithetic pairs "
         "(the original's printed interval, ≈ √2 too narrow, is in details.legacy_half_ci)"

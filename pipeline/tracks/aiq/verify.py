@@ -20,8 +20,9 @@ from typing import Any
 
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
-from pipeline.metrics.aiq.bf import BFConfig
-from pipeline.metrics.aiq.runs import AIQSettings, decode_actions, run_seed
+from pipeline.metrics.aiq.bf import MACHINE_VERSION, BFConfig
+from pipeline.metrics.aiq.runs import AIQSettings, run_seed
+from pipeline.metrics.aiq.traces import decode_each
 from pipeline.tracks.aiq.bundle import (
     SAMPLES,
     STATUS_OK,
@@ -35,6 +36,10 @@ from pipeline.tracks.aiq.settings import LOG, MACHINE_KEYS, read_log
 
 TOLERANCE = 1e-9
 MAX_REPORTED = 20
+#: Raise when the checks below change what a bundle's verification says (with the machine's
+#: own version this names a stored result; another name means verifying again).
+RULES_VERSION = 1
+VERIFIER = f"aiq-replay bf-{MACHINE_VERSION} rules-{RULES_VERSION}"
 
 
 @dataclass
@@ -75,8 +80,6 @@ def replay_rows(
     where_traces: str,
 ) -> tuple[list[Problem], int]:
     """Replay every run; return (problems, runs replayed)."""
-    import numpy as np
-
     from pipeline.metrics.aiq.bf import BFProgramError
     from pipeline.metrics.aiq.bf_fast import program_arrays, replay_score_kernel, seed64
 
@@ -90,12 +93,14 @@ def replay_rows(
                                 "regenerate the bundle with `gmeter aiq run --traces`; never "
                                 "edit samples.csv by hand"))  # fmt: skip
 
-    for row, lineno in zip(parsed.rows, parsed.lines, strict=True):
+    texts = [traces.get((row.program_id, row.sign)) for row in parsed.rows]
+    # Decoded lazily in row order, many traces per array pass (bounded memory).
+    decoded = decode_each((t for t in texts if t is not None), c.num_symbols)
+    for row, lineno, text in zip(parsed.rows, parsed.lines, texts, strict=True):
         if len(problems) >= MAX_REPORTED:
             problems.append(Problem(where_samples, "-", "more replay problems not shown", ""))
             break
         key = (row.program_id, row.sign)
-        text = traces.get(key)
         if text is None:
             problems.append(
                 Problem(
@@ -106,12 +111,12 @@ def replay_rows(
                 )
             )
             continue
-        try:
-            actions = decode_actions(text, c.num_symbols)
-        except ValueError as exc:
+        got = next(decoded)
+        if got.actions is None:
             problems.append(Problem(where_traces, f"program_id {key[0]}, sign {key[1]:+d}",
-                                    str(exc), ""))  # fmt: skip
+                                    got.error, ""))  # fmt: skip
             continue
+        actions = got.actions
         want = settings.episode_length if row.status == STATUS_OK else row.cycles
         if len(actions) != want:
             bad(lineno, "trace", f"the trace has {len(actions)} actions, the run needs {want}")
@@ -123,7 +128,7 @@ def replay_rows(
             continue
         compiled[row.program] = ops_jump
         score, steps, cycles, failed = replay_score_kernel(
-            ops_jump[0], ops_jump[1], np.asarray(actions, np.int8), c.num_symbols, c.obs_cells,
+            ops_jump[0], ops_jump[1], actions, c.num_symbols, c.obs_cells,
             c.reverse_output, c.work_tape_len, c.input_tape_len, c.max_steps, seed64(row.seed),
             float(row.sign), settings.discount,
         )  # fmt: skip
@@ -277,9 +282,77 @@ def verify_files(fs: FileSet, benchmark: BenchmarkInput | None = None) -> Verify
     return out
 
 
+def verification_context(bench: BenchmarkInput) -> str:
+    """What a bundle's verification depends on besides its files: the benchmark's programs.
+
+    The SHA-256 of the program sample's path and bytes, so a release whose benchmark differs
+    only in its description reuses the verification of every unchanged bundle.
+    """
+    path = str(bench.settings.get("programs", "reference/programs.csv.gz"))
+    data = bench.files.files.get(path)
+    h = hashlib.sha256(path.encode("utf-8") + b"\0")
+    h.update(b"missing" if data is None else hashlib.sha256(data).digest())
+    return h.hexdigest()
+
+
+def verify_reusing(
+    fs: FileSet, benchmark: BenchmarkInput, kept: Mapping[str, Any] | None
+) -> tuple[VerifyResult, dict[str, Any] | None]:
+    """Verify ``fs`` unless ``kept`` holds its result; return (result, record to keep or None).
+
+    ``kept`` is a record of :func:`result_record` stored under this bundle's content hash,
+    :func:`verification_context` and :data:`VERIFIER`; an unreadable one is ignored.
+    """
+    if kept is not None:
+        known = result_from_record(kept, fs.label, benchmark.files.label)
+        if known is not None:
+            return known, None
+    fresh = verify_files(fs, benchmark)
+    return fresh, result_record(fresh, fs.label, benchmark.files.label)
+
+
+def result_record(result: VerifyResult, bundle_label: str, bench_label: str) -> dict[str, Any]:
+    """A JSON-ready record of ``result``, its file names relative to the folders verified.
+
+    The same content can sit in another folder in another release: the names are put back
+    with the folders of the run that reads the record, so messages never show a stale path.
+    """
+    problems = []
+    for p in result.problems:
+        root, rel = "", p.file
+        for name, label in (("bundle", bundle_label), ("benchmark", bench_label)):
+            if label and p.file.startswith(label + "/"):
+                root, rel = name, p.file[len(label) + 1 :]
+                break
+        problems.append({"root": root, "file": rel, "field": p.field, "message": p.message,
+                         "fix": p.fix, "severity": p.severity})  # fmt: skip
+    return {"has_traces": result.has_traces, "replayed": result.replayed, "problems": problems}
+
+
+def result_from_record(
+    record: Mapping[str, Any], bundle_label: str, bench_label: str
+) -> VerifyResult | None:
+    """Invert :func:`result_record`; ``None`` when the record is not one."""
+    try:
+        roots = {"": "", "bundle": bundle_label, "benchmark": bench_label}
+        problems = []
+        for d in record["problems"]:
+            root = roots[d["root"]]
+            file = f"{root}/{d['file']}" if root else str(d["file"])
+            problems.append(Problem(file, str(d["field"]), str(d["message"]), str(d["fix"]),
+                                    str(d["severity"])))  # fmt: skip
+        has_traces, replayed = record["has_traces"], record["replayed"]
+    except (KeyError, TypeError):
+        return None
+    if not isinstance(has_traces, bool) or not isinstance(replayed, int):
+        return None
+    return VerifyResult(problems, replayed, has_traces)
+
+
 def programs_digest(text: str) -> str:
     """SHA-256 of the (decompressed) programs CSV text, as recorded in ``aiq.toml``."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-__all__: Sequence[str] = ("VerifyResult", "verify_bundle", "verify_files")
+__all__: Sequence[str] = ("VERIFIER", "VerifyResult", "verification_context", "verify_bundle",
+                          "verify_files", "verify_reusing")
