@@ -1,7 +1,7 @@
 """Typed manifests: ``benchmark.toml`` and ``submission.toml``, and their JSON Schema.
 
-The generic fields are defined here; each track adds a section named after it (``[gindex]``,
-``[generality]``, ``[aiq]``, ``[similarity]``) validated by the track's own settings model.
+The generic fields are defined here; each track adds a section named after it (``[gindex]``
+for the g-index track, and so on) validated by the track's own settings model.
 Parsing never stops at the first problem: every pydantic error becomes a
 :class:`~pipeline.errors.Problem` naming the file and the dotted field.
 """
@@ -11,13 +11,20 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from pipeline.errors import Problem
 from pipeline.limits import bad_name, parse_toml
-from pipeline.tracks import TRACK_NAMES, get_track
+from pipeline.tracks import get_track, track_names
+
+if TYPE_CHECKING:
+    TrackName = str
+else:
+    # The tracks are discovered (pipeline.tracks), never listed here; as a Literal, the
+    # schema's enum and pydantic's message name them in their listed order.
+    TrackName = Literal[track_names()]
 
 ID_PATTERN = r"^[a-z0-9]([a-z0-9._-]{0,62}[a-z0-9_-])?$"
 """Benchmark and bundle ids: lower-case ASCII, at most 64 characters, no trailing '.'."""
@@ -54,7 +61,7 @@ class BenchmarkManifest(_Strict):
 
     id: str = Field(pattern=ID_PATTERN, description="Equals the folder name.")
     title: str = Field(min_length=1, max_length=200, description="Human title.")
-    track: Literal["gindex", "generality", "aiq", "similarity"] = Field(
+    track: TrackName = Field(
         description="Which measure this benchmark uses."
     )
     version: str = Field(
@@ -177,7 +184,7 @@ def _track_section(
 ) -> tuple[dict[str, Any], list[Problem]]:
     """Split off and validate the track section of a manifest."""
     problems: list[Problem] = []
-    for name in TRACK_NAMES:
+    for name in track_names():
         if name in raw and name != track:
             problems.append(
                 Problem(file, name, f"section [{name}] does not belong to a {track} benchmark",
@@ -217,8 +224,8 @@ def load_benchmark_manifest(
         return None, {}, problems
     problems += _placeholders(file, raw)
     problems += _name_problems(file, raw, ("title",))
-    generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
-    track = raw.get("track") if raw.get("track") in TRACK_NAMES else None
+    generic = {k: v for k, v in raw.items() if k not in track_names()}
+    track = raw.get("track") if raw.get("track") in track_names() else None
     try:
         BenchmarkManifest.model_validate(generic)
     except ValidationError as exc:
@@ -243,7 +250,7 @@ def load_submission_manifest(
     if raw is None:
         return None, {}, problems
     problems += _placeholders(file, raw)
-    generic = {k: v for k, v in raw.items() if k not in TRACK_NAMES}
+    generic = {k: v for k, v in raw.items() if k not in track_names()}
     try:
         SubmissionManifest.model_validate(generic)
     except ValidationError as exc:
@@ -276,7 +283,7 @@ def json_schema(which: str) -> dict[str, Any]:
     model: type[BaseModel] = BenchmarkManifest if which == "benchmark" else SubmissionManifest
     schema = model.model_json_schema()
     defs = schema.setdefault("$defs", {})
-    for name in TRACK_NAMES:
+    for name in track_names():
         try:
             spec = get_track(name)
         except Exception:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pipeline.errors import UsageError
 from pipeline.manifest import ID_PATTERN
-from pipeline.tracks import TRACK_NAMES, get_track
+from pipeline.tracks import get_track, track_names
 
 SUBMISSION_TEMPLATE = """\
 # submission.toml — one bundle of results for the benchmark "{benchmark}".
@@ -65,8 +65,8 @@ def scaffold(root: Path, track: str, name: str, *, benchmark: str | None = None,
     UsageError
         On an unknown track, a bad id, or an existing bundle.
     """
-    if track not in TRACK_NAMES:
-        raise UsageError(f"unknown track {track!r}", hint=f"use one of {', '.join(TRACK_NAMES)}")
+    if track not in track_names():
+        raise UsageError(f"unknown track {track!r}", hint=f"use one of {', '.join(track_names())}")
     if "/" in name:
         benchmark, _, name = name.partition("/")
     if not benchmark:

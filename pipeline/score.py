@@ -22,10 +22,9 @@ from pipeline.errors import Problem, ScoringError, UsageError
 from pipeline.executor.base import Executor
 from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
-from pipeline.metrics.registry import sort_key_sign
 from pipeline.ranking import min_ranks
 from pipeline.store import CURRENT, Store
-from pipeline.tracks import get_track
+from pipeline.tracks import get_track, sort_key_sign
 from pipeline.tracks.base import ScoreContext, ScoreRow
 
 CODE_VERSION = f"gmeter {__version__}"

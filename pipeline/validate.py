@@ -34,7 +34,7 @@ from pipeline.limits import (
     skeleton,
 )
 from pipeline.manifest import bad_id, load_benchmark_manifest, load_submission_manifest
-from pipeline.tracks import TRACK_NAMES, get_track
+from pipeline.tracks import get_track, track_names
 from pipeline.tracks.filecheck import CONTROL_FIX, iter_json_problems
 
 
@@ -263,7 +263,7 @@ def load_benchmark(
     )
     problems += mprobs
     track = manifest.get("track") if manifest else None
-    track = track if isinstance(track, str) and track in TRACK_NAMES else None
+    track = track if isinstance(track, str) and track in track_names() else None
     bench_input = None
     section_ok = track is not None and not any(
         p.field.startswith(f"{track}.") or p.field == track for p in mprobs)
@@ -437,7 +437,7 @@ def load_folder(root: Path) -> tuple[FileSet, list[FileSet]]:
 
 
 def benchmark_inputs(
-    root: Path, track: str = "generality"
+    root: Path, track: str
 ) -> tuple[BenchmarkInput, list[BundleInput]]:
     """Load and fully validate one benchmark folder of ``track`` (no store involved).
 

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from pipeline.metrics.registry import metric_info
 from pipeline.store import open_store
+from pipeline.tracks import metric_info
 
 HOSTILE = "</script><script>alert(1)</script>"
 NOW = dt.datetime(2024, 6, 1, 12, 0, 0)

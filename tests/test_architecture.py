@@ -242,7 +242,7 @@ def test_only_a_tracks_settings_module_parses_toml():
             f"{rel} parses TOML; settings are parsed once, in the track's settings.py")
 
 
-ROLE_MODULES = ("settings", "validate", "score", "integrity", "track")
+ROLE_MODULES = ("settings", "validate", "score", "charts", "integrity", "track")
 
 
 def test_every_track_folder_has_the_same_role_modules():
@@ -365,31 +365,27 @@ def _papers() -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "until issue 22 item 1 lands (each track owns its presentation); whoever makes this pass "
-    "removes this marker"))
 def test_site_names_no_paper():
     """No module under ``pipeline/site/`` imports a paper's package or names a paper in a string.
 
     A paper's name counts as a word of its own, ``_`` being a separator (``"aiq_curve"`` names
-    one); docstrings are documentation and are not counted.
+    one), in any case; docstrings count too: the site's documentation is generic like its code
+    (what a track shows is in its ``charts.py``).
     """
     papers = _papers()
-    word = re.compile(r"(?<![A-Za-z])(" + "|".join(papers) + r")(?![A-Za-z])")
+    word = re.compile(r"(?<![A-Za-z])(" + "|".join(papers) + r")(?![A-Za-z])", re.IGNORECASE)
     known = _package_modules()
     bad: list[str] = []
     for path in _sources("pipeline/site"):
         rel = path.relative_to(ROOT).as_posix()
         for dep in sorted(_imported_modules(path, known) | _dynamic_imports(path)):
             names = dep.split(".")
-            if names[:1] == ["pipeline"] and len(names) > 2 and names[1] in ("tracks", "metrics") \
-                    and names[2] in papers:
+            if names[:1] == ["pipeline"] and len(names) > 2 \
+                    and names[1] in ("tracks", "metrics", "lab") and names[2] in papers:
                 bad.append(f"{rel} imports {dep}")
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        docstrings = _docstring_ids(tree)
-        for node in ast.walk(tree):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and id(node) not in docstrings and word.search(node.value):
+                    and word.search(node.value):
                 bad.append(f"{rel}:{node.lineno} names a paper in {node.value[:50]!r}")
     assert not bad, "the site knows a paper:\n" + "\n".join(bad)
 
@@ -412,3 +408,41 @@ def test_cli_modules_are_thin():
     long = {p.relative_to(ROOT).as_posix(): n for p in _sources("cli")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > CLI_MODULE_MAX_LINES}
     assert not long, f"cli modules over {CLI_MODULE_MAX_LINES} lines (option parsing only): {long}"
+
+
+# --------------------------------------------------------------------------- papers stay home
+
+
+def _in_paper_folder(rel: str, papers: list[str]) -> bool:
+    parts = rel.split("/")
+    return len(parts) > 3 and parts[1] in ("tracks", "metrics", "lab") and parts[2] in papers
+
+
+def test_no_paper_is_listed_outside_its_folders():
+    """Tracks are discovered: no module outside a paper's folders spells a paper's name."""
+    papers = _papers()
+    for path in _sources("pipeline"):
+        rel = path.relative_to(ROOT).as_posix()
+        if _in_paper_folder(rel, papers):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in papers:
+                raise AssertionError(
+                    f"{rel}:{node.lineno} lists the paper {node.value!r}; let the registry "
+                    "(pipeline/tracks/__init__.py) find it")
+
+
+def test_the_registry_finds_every_paper():
+    from pipeline.tracks import track_names
+
+    assert sorted(track_names()) == _papers()
+
+
+def test_a_tracks_presentation_comes_from_its_charts_module():
+    import importlib
+
+    from pipeline.tracks import get_track
+
+    for paper in PAPERS:
+        charts = importlib.import_module(f"pipeline.tracks.{paper}.charts")
+        assert get_track(paper).presentation is charts.PRESENTATION, paper

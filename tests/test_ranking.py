@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pipeline.metrics.registry import METRICS
 from pipeline.ranking import fmt_interval, fmt_num, min_ranks, rank_groups
 from pipeline.score import rank_rows
+from pipeline.tracks import all_metrics
 from pipeline.tracks.base import ScoreRow
 
 # --------------------------------------------------------------------------- ranks and groups
@@ -97,7 +97,7 @@ def test_fmt_interval() -> None:
 @given(
     st.lists(
         st.tuples(
-            st.sampled_from(sorted(METRICS)),
+            st.sampled_from(sorted(all_metrics())),
             st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.sampled_from([0.0, 1.0])),
         ),
         max_size=25,
@@ -111,7 +111,7 @@ def test_scorer_ranks_each_metric_by_its_direction(items: list[tuple[str, float]
         if math.isnan(row.value):
             assert rank is None
             continue
-        sign = -1 if METRICS[row.metric].direction == "lower" else 1
+        sign = -1 if all_metrics()[row.metric].direction == "lower" else 1
         better = [o for o in rows if o.metric == row.metric and not math.isnan(o.value)
                   and sign * o.value > sign * row.value]
         assert rank == 1 + len(better)

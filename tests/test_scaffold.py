@@ -8,11 +8,11 @@ import pytest
 
 from pipeline.errors import UsageError
 from pipeline.scaffold import scaffold
-from pipeline.tracks import TRACK_NAMES
+from pipeline.tracks import track_names
 from pipeline.validate import collect
 
 
-@pytest.mark.parametrize("track", TRACK_NAMES)
+@pytest.mark.parametrize("track", track_names())
 def test_scaffold_writes_manifests_with_todos(tmp_path, track):
     written = scaffold(tmp_path, track, f"bench-{track}/my-bundle")
     names = {p.name for p in written}

@@ -79,10 +79,10 @@ def test_track_spec() -> None:
     t = get_track("similarity")
     assert t.primary_metric == "similarity"
     assert set(t.secondary_metrics) == {"dissimilarity", "diversity"}
-    from pipeline.metrics.registry import METRICS
+    from pipeline.tracks import all_metrics
 
     for m in (t.primary_metric, *t.secondary_metrics):
-        assert METRICS[m].track == "similarity"
+        assert all_metrics()[m].track == "similarity"
 
 
 # ----------------------------------------------------------------------------- validation

@@ -8,14 +8,22 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pipeline.site.chartdata import as_matrix, as_records, clean
+from pipeline.site.chartdata import as_matrix, clean
 from pipeline.site.linkcheck import check_site, parse_links
 from pipeline.site.model import href, raw_path, safe_segment, safe_url, slugify, system_slugs
 from pipeline.site.render import dumps, render
 from pipeline.site.standings import diff_standings, index_scores, sparkline, standing
 from pipeline.site.track_charts import generic_chart, track_charts
 from pipeline.store.rows import RunRecord, ScoreRecord
+from pipeline.tracks import get_track, track_names
+from pipeline.tracks.presentation import Presentation, as_records
+
+
+def _shown(track: str) -> Presentation:
+    return get_track(track).presentation
 
 
 def _score(
@@ -189,7 +197,36 @@ def test_chart_data_shapes() -> None:
     ],
 )
 def test_unknown_chart_data_never_breaks(data: object) -> None:
-    assert isinstance(track_charts("k", "generality_acc", data), list)
+    """Every track's drawers and the generic chart read odd data without raising."""
+    for track in track_names():
+        shown = _shown(track)
+        for name in [*shown.charts, *shown.hidden, "brand_new_chart"]:
+            assert isinstance(track_charts("k", name, data, shown), list), (track, name)
+    assert isinstance(track_charts("k", "brand_new_chart", data), list)
+
+
+FIELDS = ["curves", "agent", "bundle", "x", "y", "psi", "points", "isometrics", "capability",
+          "constant", "maximum", "spread", "normalised_generality", "date", "records", "row",
+          "col", "similarity", "value", "test", "config", "p", "pair", "sweep", "series",
+          "episode_length", "aiq", "ci_low", "ci_high", "length", "fraction", "drawn", "labels",
+          "matrix", "rows", "cols", "title", "size", "field", "label", "unit"]
+"""Keys the drawers read: near-miss data reaches their deep paths."""
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers(-5, 5) | st.floats() | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(FIELDS) | st.text(max_size=3), inner, max_size=5),
+    max_leaves=25,
+)
+
+
+@given(JSON)
+def test_hostile_chart_data_never_raises(data: object) -> None:
+    """No drawer of any track, nor the generic chart, raises on data it cannot read."""
+    for track in track_names():
+        shown = _shown(track)
+        for name in shown.charts:
+            assert isinstance(track_charts("k", name, data, shown), list)
     assert isinstance(track_charts("k", "brand_new_chart", data), list)
 
 
@@ -220,6 +257,7 @@ def test_known_track_charts() -> None:
                 {"agent": "b", "x": [0, 2], "psi": [1, 0]},
             ]
         },
+        _shown("generality"),
     )
     assert len(acc) == 1 and len(acc[0].spec["datasets"]["values"]) == 4
     heat = track_charts(
@@ -229,6 +267,7 @@ def test_known_track_charts() -> None:
             {"bundle": "b1", "row": "A", "col": "B", "similarity": 0.4},
             {"bundle": "b2", "row": "A", "col": "B", "similarity": 0.6},
         ],
+        _shown("similarity"),
     )
     assert [c.key for c in heat] == ["s", "s-2"]
 
@@ -353,18 +392,21 @@ def test_every_chart_kind_has_every_field_it_encodes() -> None:
                      category="c", value=("v", "")),
     ]
     made += track_charts("a", "generality_acc",
-                         {"curves": [{"agent": "a", "x": [0, 1], "psi": [1, 0]}]})
+                         {"curves": [{"agent": "a", "x": [0, 1], "psi": [1, 0]}]},
+                         _shown("generality"))
     made += track_charts("c", "generality_capability_spread", {
         "points": [{"agent": "a", "capability": 1, "spread": 0.5, "normalised_generality": 0.2}],
-        "isometrics": {"capability": [0, 1, 2], "constant": [0, 0.5, 0], "maximum": [0, 1, 0]}})
+        "isometrics": {"capability": [0, 1, 2], "constant": [0, 0.5, 0], "maximum": [0, 1, 0]}},
+        _shown("generality"))
     made += track_charts("m", "similarity_map", [{"test": "A", "x": 0.1, "y": 0.2},
-                                                 {"test": "B", "x": -0.1, "y": 0.0}])
+                                                 {"test": "B", "x": -0.1, "y": 0.0}],
+                         _shown("similarity"))
     made += track_charts("e", "aiq_vs_episode_length", [
         {"agent": "q", "episode_length": 100, "aiq": 10, "ci_low": 9, "ci_high": 11},
-        {"agent": "q", "episode_length": 1000, "aiq": 12}])
+        {"agent": "q", "episode_length": 1000, "aiq": 12}], _shown("aiq"))
     made += track_charts("g", "gindex_published", [
         {"system": "gpt2-345m-2", "companion": 7955, "paper": 7900},
-        {"system": "gpt2-1-5b-1", "companion": 6464, "paper": 6400}])
+        {"system": "gpt2-1-5b-1", "companion": 6464, "paper": 6400}], _shown("gindex"))
     made += track_charts("z", "brand_new_bubbles", {
         "records": [
             {"system": "a", "x": 1, "y": 2, "g": 3},

@@ -2,14 +2,16 @@
 
 The contract (findings, contexts, the ``integrity_check`` decorator) is
 :mod:`pipeline.tracks.review`; the checks themselves live in :mod:`pipeline.check.generic` and
-in each track's ``integrity`` module. This module only knows where they are.
+in each track's ``integrity`` module. This module only knows where to look for them.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import Any
 
+from pipeline.tracks import track_names
 from pipeline.tracks.review import (
     _REGISTRY,
     CheckSpec,
@@ -18,19 +20,27 @@ from pipeline.tracks.review import (
     PullRequestContext,
 )
 
-MODULES = (
-    "pipeline.check.generic",
-    "pipeline.tracks.gindex.integrity",
-    "pipeline.tracks.aiq.integrity",
-    "pipeline.tracks.generality.integrity",
-    "pipeline.tracks.similarity.integrity",
-)
-"""Modules that register checks (imported on first use)."""
+GENERIC = "pipeline.check.generic"
+"""The checks of every track."""
+
+
+def modules() -> list[str]:
+    """Modules that register checks: the generic one, then each track's ``integrity`` module.
+
+    The tracks are discovered (:func:`pipeline.tracks.track_names`), so a new paper's checks
+    are found without a line here.
+    """
+    found = [GENERIC]
+    for name in track_names():
+        mod = f"pipeline.tracks.{name}.integrity"
+        if importlib.util.find_spec(mod) is not None:
+            found.append(mod)
+    return found
 
 
 def all_checks() -> list[CheckSpec]:
     """Every registered check, generic ones first, then by track and name."""
-    for mod in MODULES:
+    for mod in modules():
         importlib.import_module(mod)
     return sorted(_REGISTRY.values(), key=lambda c: (c.track or "", c.scope, c.name))
 

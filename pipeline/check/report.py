@@ -54,7 +54,7 @@ def interval(lo: float | None, hi: float | None) -> str:
 
 
 def _label(metric: str, track: str | None) -> str:
-    from pipeline.metrics.registry import metric_info
+    from pipeline.tracks import metric_info
 
     return metric_info(metric, track or "").label
 

@@ -202,8 +202,7 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
                      executor: Any, today: dt.date,
                      progress: Callable[[str, int, int], None] | None) -> BenchmarkCheck:
     from pipeline.check.registry import run_benchmark_checks
-    from pipeline.metrics.registry import metric_info
-    from pipeline.tracks import get_track
+    from pipeline.tracks import get_track, metric_info
     from pipeline.tracks.review import IntegrityContext
     from pipeline.validate import load_benchmark
 

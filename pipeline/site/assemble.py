@@ -6,10 +6,10 @@ Paths are site-relative POSIX paths; every link in a context is relative to its 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
-from pipeline.metrics.registry import metric_info
 from pipeline.ranking import fmt_num
 from pipeline.site.board_charts import entry_label, score_charts
 from pipeline.site.chartdata import humanise
@@ -49,6 +49,8 @@ from pipeline.site.standings import CURRENT, Standing, history, sparkline
 from pipeline.site.systems import system_pages
 from pipeline.site.widgets import badges, blocks, score_cell
 from pipeline.store.rows import BenchmarkRow, ScoreRecord
+from pipeline.tracks import metric_info, track_names
+from pipeline.tracks.presentation import find_setting
 
 
 def column(name: str) -> MetricColumn:
@@ -87,10 +89,10 @@ def nav_for(
 
 
 def methodology(t: TrackInfo) -> Methodology:
-    """Describe the methodology section of a track (template picked by track name)."""
+    """Describe the methodology section of a track (its text is the track's own)."""
     names = [t.primary, *t.secondary]
     return Methodology(
-        t.name, t.title, t.paper, f"methodology/{t.name}.html", tuple(column(n) for n in names)
+        t.name, t.title, t.paper, t.presentation.methodology, tuple(column(n) for n in names)
     )
 
 
@@ -117,40 +119,14 @@ PAGE_ROWS = 50
 """A board page shows its first 50 rows; longer boards link a page with every row."""
 
 
-def interval_note(track: str, manifest: object) -> str:
-    """State how a board's intervals are computed, and their level."""
-    level = _find(manifest, "confidence")
+def interval_note(t: TrackInfo, manifest: Mapping[str, Any]) -> str:
+    """State how a board's intervals are computed, and their level (the track's sentence)."""
+    level = find_setting(manifest, "confidence")
     pct = f"{float(level) * 100:g} %" if isinstance(level, int | float) else "95 %"
-    if track == "gindex":
-        return (
-            f"Intervals: {pct} bootstrap percentile interval of the g-index, "
-            "resampling test tasks."
-        )
-    if track == "generality":
-        reps = _find(manifest, "bootstrap")
-        n = f" ({reps} replicates)" if isinstance(reps, int) and reps > 0 else ""
-        return f"Intervals: {pct} bootstrap percentile intervals, resampling items{n}."
-    if track == "aiq":
-        return (
-            f"Intervals: {pct} normal interval of the stratified estimate, from the variance "
-            "of the antithetic pairs."
-        )
-    if track == "similarity":
-        return f"Intervals: {pct} intervals over independent seeds (S lies in [−1, 1])."
-    return f"Intervals: {pct}, as computed by the {track} track."
-
-
-def _find(obj: object, key: str, depth: int = 0) -> object:
-    """The first value of ``key`` anywhere in a manifest (breadth first, bounded depth)."""
-    if depth > 4 or not isinstance(obj, dict):
-        return None
-    if key in obj:
-        return obj[key]
-    for v in obj.values():
-        found = _find(v, key, depth + 1)
-        if found is not None:
-            return found
-    return None
+    note = t.presentation.interval_note
+    if note is not None:
+        return note(pct, manifest)
+    return f"Intervals: {pct}, as computed by the {t.name} track."
 
 
 def tie_text(st: Standing) -> str:
@@ -169,7 +145,7 @@ def direction_text(direction: str) -> str:
 
 def agent_link(site: Site, vd: VersionData, bm: BenchmarkRow, agent: str, system: str) -> str:
     """The site path of an agent's own page ('' when the row is not an agent of a collection)."""
-    if not agent or agent == system or site.tracks[bm.track].name == "similarity":
+    if not agent or agent == system or not site.tracks[bm.track].presentation.agent_rows:
         return ""
     slug = vd.agent_slugs.get(agent)
     return f"agents/{slug}/" if slug else ""
@@ -193,14 +169,15 @@ def versions_of(site: Site, bm_id: str, vd: VersionData) -> tuple[tuple[str, str
     return tuple(out)
 
 
-def _other_cell(rec: ScoreRecord, track: str, metric: str) -> Cell:
-    """A cell of "Other results"; a similarity board writes its other intervals in words.
+def _other_cell(rec: ScoreRecord, t: TrackInfo, metric: str) -> Cell:
+    """A cell of "Other results"; some tracks write their other intervals in words.
 
-    On similarity boards every ``x [a, b]`` is a similarity in [−1, 1]; the suite's diversity
-    (a mean dissimilarity in [0, 2]) and the like read "CI a to b" so they are never taken for one.
+    When a track asks for it (``worded_intervals``), every ``x [a, b]`` on its board is an
+    interval of the primary metric; those of its other metrics, on other scales, read
+    "CI a to b" so they are never taken for one.
     """
     c = score_cell(rec)
-    if track == "similarity" and metric != "similarity" and c.interval:
+    if t.presentation.worded_intervals and metric != t.primary and c.interval:
         lo, hi = rec.ci_low, rec.ci_high
         c = Cell(c.text, f"(CI {fmt_num(lo)} to {fmt_num(hi)})", c.title, c.mark)
     return c
@@ -270,7 +247,7 @@ def benchmark_page(
         b = site.bundle(bm.id, bundle, some.content_hash)
         name = b.system_name if b else bundle
         cells = tuple(
-            _other_cell(ms[m], bm.track, m) if m in ms else Cell("—")
+            _other_cell(ms[m], t, m) if m in ms else Cell("—")
             for m in other_metrics
         )
         link = (
@@ -328,7 +305,7 @@ def benchmark_page(
         direction=direction_text(metric_info(t.primary).direction),
         description_html=to_html(bm.description, shift_headings=2),
         origin_html=origin_html,
-        intervals=interval_note(t.name, bm.manifest),
+        intervals=interval_note(t, bm.manifest),
         ties=tie_text(st) if ranked else "",
         total=len(st.entries),
         all_entries=(
@@ -523,7 +500,7 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
     path = "about/index.html"
     tracks = sorted(
         {bm.track for vd in site.versions for bm in vd.benchmarks}
-        | {"gindex", "generality", "aiq", "similarity"}
+        | set(track_names())
     )
     from pipeline.site.model import track_info
 

@@ -1,9 +1,10 @@
 """Charts of a leaderboard page drawn from the scores, plus the track's own chart data.
 
 From the scores, for every benchmark: the primary score of the top entries with intervals and
-tie groups, the best score in each version (state of the art over time) and, for the g-index,
-θ against training compute with the g-index as bubble size. Then every ``charts`` row of the
-version, through :func:`pipeline.site.track_charts.track_charts`.
+tie groups, the best score in each version (state of the art over time) and the bubble chart
+of three metrics a track may ask for (:class:`~pipeline.tracks.presentation.MetricScatter`).
+Then every ``charts`` row of the version, through
+:func:`pipeline.site.track_charts.track_charts` with the track's presentation.
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from pipeline.metrics.registry import metric_info
 from pipeline.ranking import fmt_interval, fmt_num
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, TrackInfo, VersionData, slugify
 from pipeline.site.standings import Entry
 from pipeline.site.track_charts import track_charts
 from pipeline.store.rows import BenchmarkRow
+from pipeline.tracks import metric_info
 
 SCORE_CHART_LIMIT = 40
 SCATTER_LIMIT = 100
@@ -30,7 +31,7 @@ def entry_label(site: Site, bm_id: str, e: Entry) -> str:
 
 
 def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[ch.ChartSpec]:
-    """Charts from the scores (interval, state of the art, g-index bubbles) + the track's."""
+    """Charts from the scores (interval, state of the art, the track's bubbles) + the track's."""
     st = vd.standings[bm.id]
     m = metric_info(t.primary)
     out: list[ch.ChartSpec] = []
@@ -83,24 +84,26 @@ def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) ->
             )
         )
     track_names = {c.name for c in site.charts.get((vd.version.name, bm.id), [])}
-    if t.name == "gindex" and "gindex_theta_compute" not in track_names:
-        p = _pairs(site, bm.id, st.entries[:SCATTER_LIMIT], "compute_log2", "theta_mean", "g_index")
+    bubbles = t.presentation.metric_scatter
+    if bubbles is not None and bubbles.unless not in track_names:
+        entries = st.entries[:SCATTER_LIMIT]
+        p = _pairs(site, bm.id, entries, bubbles.x, bubbles.y, bubbles.size)
         if len(p) >= 2:
             out.append(
                 ch.scatter_chart(
-                    "theta-compute",
+                    bubbles.key,
                     p,
-                    title="θ vs training compute",
-                    x=_axis("compute_log2"),
-                    y=_axis("theta_mean"),
-                    size=_axis("g_index"),
-                    what="after the paper's Figs. 12–13",
+                    title=bubbles.title,
+                    x=_axis(bubbles.x),
+                    y=_axis(bubbles.y),
+                    size=_axis(bubbles.size),
+                    what=bubbles.what,
                     labels=len(p) <= 30,
                 )
             )
     used = {c.key for c in out}
     for rec in site.charts.get((vd.version.name, bm.id), []):
-        for made in track_charts("t-" + slugify(rec.name), rec.name, rec.data):
+        for made in track_charts("t-" + slugify(rec.name), rec.name, rec.data, t.presentation):
             if made.key not in used:
                 used.add(made.key)
                 out.append(made)

@@ -1,5 +1,8 @@
 """Shaping chart data for :mod:`pipeline.site.charts`: JSON-safe records and labelled matrices.
 
+Records from chart data (:func:`pipeline.tracks.presentation.as_records`) are read where the
+tracks' drawers read them too.
+
 Plain Python, no Altair: what is computed here is tested on its own.
 """
 
@@ -10,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-Records = list[dict[str, Any]]
+from pipeline.tracks.presentation import Records
 
 
 def humanise(name: str) -> str:
@@ -37,37 +40,6 @@ def clean(records: Sequence[Mapping[str, Any]]) -> Records:
 
 def _is_num(v: Any) -> bool:
     return isinstance(v, int | float) and not isinstance(v, bool)
-
-
-def as_records(data: Any) -> Records | None:
-    """Return records from chart data, or ``None``.
-
-    Accepted: a list of dicts, ``{"records"|"points"|"values"|"data"|"rows": [...]}``, a
-    ``{name: number}`` mapping or a ``{series: [numbers]}`` mapping.
-    """
-    if isinstance(data, Mapping):
-        for key in ("records", "points", "values", "data", "rows"):
-            inner = data.get(key)
-            if isinstance(inner, list) and inner and all(isinstance(r, Mapping) for r in inner):
-                return [dict(r) for r in inner]
-        items = sorted(data.items(), key=lambda kv: str(kv[0]))
-        if items and all(_is_num(v) for _, v in items):
-            return [{"name": str(k), "value": v} for k, v in items]
-        if items and all(
-            isinstance(v, list) and v and all(_is_num(x) for x in v) for _, v in items
-        ):
-            return [
-                {"series": str(k), "index": i, "value": x}
-                for k, v in items
-                for i, x in enumerate(v)
-            ]
-        return None
-    if isinstance(data, list) and data:
-        if all(isinstance(r, Mapping) for r in data):
-            return [dict(r) for r in data]
-        if all(_is_num(x) for x in data):
-            return [{"index": i, "value": x} for i, x in enumerate(data)]
-    return None
 
 
 def as_matrix(data: Any) -> tuple[tuple[list[str], list[str]], list[list[float | None]]] | None:

@@ -7,7 +7,7 @@ thousands of per-system charts cheap and every spec deterministic.
 Each builder returns a :class:`ChartSpec`: a title, axis titles with units, tooltips, a text
 alternative (``alt``, also the spec's ``description``, which Vega turns into the SVG's ARIA
 label) and, for small data, a table of the plotted numbers. Which chart a track's data becomes
-is decided in :mod:`pipeline.site.track_charts`.
+is decided in :mod:`pipeline.site.track_charts` (with the track's own drawers).
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from typing import Any
 
 import altair as alt
 
-from pipeline.site.chartdata import Records, clean
+from pipeline.site.chartdata import clean
+from pipeline.tracks.presentation import Axis, Records, fmt
 
 THEME: dict[str, Any] = {
     # Drawn at build time by vl-convert, which measures text with the fonts it finds: a
@@ -69,9 +70,6 @@ def short(text: str, limit: int = LABEL_CHARS) -> str:
     text = str(text)
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
-Axis = tuple[str, str]
-"""(label, unit) of an axis; the title reads ``label (unit)``."""
-
 
 @dataclass(frozen=True)
 class ChartSpec:
@@ -89,19 +87,6 @@ class ChartSpec:
 def axis_title(label: str, unit: str) -> str:
     """``label (unit)``, or the label alone (also for the non-unit ``index``)."""
     return f"{label} ({unit})" if unit and unit != "index" else label
-
-
-def fmt(v: Any) -> str:
-    """Format a value for tooltips and tables (four significant digits; ``∞``; ``—``)."""
-    if v is None:
-        return "—"
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "NaN"
-        if math.isinf(v):
-            return "∞" if v > 0 else "-∞"
-        return f"{v:.4g}"
-    return str(v)
 
 
 def _finish(template: dict[str, Any], title: str, alt_text: str, **data: Records) -> dict[str, Any]:

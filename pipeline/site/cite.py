@@ -1,6 +1,7 @@
 """Citations and per-board downloads: BibTeX and ``CITATION.cff``, one CSV per board.
 
-BibTeX per board, per release and for the four papers; the site's ``CITATION.cff``.
+BibTeX per board, per release and for the papers of every track (each track's
+:class:`~pipeline.tracks.presentation.Citation`); the site's ``CITATION.cff``.
 
 Plain text builders (pure functions of the :class:`~pipeline.site.model.Site`); the build
 writes what they return.
@@ -12,67 +13,27 @@ import csv
 import io
 import re
 
-from pipeline.site.model import Site, VersionData, safe_segment
+from pipeline.site.model import Site, VersionData, safe_segment, track_info
 from pipeline.site.standings import Standing
 from pipeline.store.rows import BenchmarkRow
+from pipeline.tracks import get_track, track_names
+from pipeline.tracks.presentation import Citation
 
-PAPERS: dict[str, str] = {
-    "gindex": """@article{venkatasubramanian2021gindex,
-  author  = {Venkatasubramanian, Shubhang and Mantena, Rohan and
-             Kaznatcheev, Artem and Tsao, Jeffrey},
-  title   = {Towards a Measure of General Machine Intelligence},
-  journal = {arXiv preprint},
-  eprint  = {2109.12075},
-  archivePrefix = {arXiv},
-  year    = {2021},
-  doi     = {10.48550/arXiv.2109.12075},
-  url     = {https://arxiv.org/abs/2109.12075}
-}""",
-    "aiq": """@inproceedings{legg2013aiq,
-  author    = {Legg, Shane and Veness, Joel},
-  title     = {An Approximation of the Universal Intelligence Measure},
-  booktitle = {Algorithmic Probability and Friends.
-               Bayesian Prediction and Artificial Intelligence},
-  series    = {Lecture Notes in Computer Science},
-  volume    = {7070},
-  pages     = {236--249},
-  publisher = {Springer},
-  year      = {2013},
-  doi       = {10.1007/978-3-642-44958-1_18}
-}""",
-    "generality": """@article{hernandezorallo2021generality,
-  author  = {Hern{\\'a}ndez-Orallo, Jos{\\'e} and Loe, Bao Sheng and Cheke, Lucy and
-             Mart{\\'i}nez-Plumed, Fernando and {\\'O} h{\\'E}igeartaigh, Se{\\'a}n},
-  title   = {General intelligence disentangled via a generality metric
-             for natural and artificial intelligence},
-  journal = {Scientific Reports},
-  volume  = {11},
-  pages   = {22822},
-  year    = {2021},
-  doi     = {10.1038/s41598-021-01997-7}
-}""",
-    "similarity": """@inproceedings{pereyda2020similarity,
-  author    = {Pereyda, Christopher and Holder, Lawrence},
-  title     = {Measuring the Relative Similarity and Difficulty
-               Between {AI} Benchmark Problems},
-  booktitle = {AAAI Workshop on Evaluating Evaluation of AI Systems (Meta-Eval 2020)},
-  year      = {2020}
-}""",
-}
-"""The four papers gmeter implements, as BibTeX (DOIs where the paper has one)."""
 
-PAPER_KEYS = {
-    "gindex": "venkatasubramanian2021gindex",
-    "aiq": "legg2013aiq",
-    "generality": "hernandezorallo2021generality",
-    "similarity": "pereyda2020similarity",
-}
+def _citations() -> dict[str, Citation]:
+    """The paper of every track that cites one, by track name."""
+    out: dict[str, Citation] = {}
+    for name in track_names():
+        cited = get_track(name).presentation.citation
+        if cited is not None:
+            out[name] = cited
+    return out
 
-DOIS = {
-    "gindex": "10.48550/arXiv.2109.12075",
-    "aiq": "10.1007/978-3-642-44958-1_18",
-    "generality": "10.1038/s41598-021-01997-7",
-}
+
+def _paper_of(site: Site, track: str) -> Citation | None:
+    """The paper of a board's track (``None`` for a track without one or unknown here)."""
+    info = site.tracks.get(track) or track_info(track)
+    return info.presentation.citation
 
 
 def _bib_text(text: str) -> str:
@@ -106,8 +67,8 @@ def board_bib(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
         f"  note         = {{{_bib_text(note)}}}\n"
         "}\n"
     )
-    paper = PAPERS.get(bm.track)
-    return entry + ("\n" + paper + "\n" if paper else "")
+    paper = _paper_of(site, bm.track)
+    return entry + ("\n" + paper.bibtex + "\n" if paper else "")
 
 
 def release_bib(site: Site, vd: VersionData) -> str:
@@ -123,13 +84,14 @@ def release_bib(site: Site, vd: VersionData) -> str:
         f"  note         = {{boards: {_bib_text(ids)}}}\n"
         "}\n"
     )
-    tracks = sorted({bm.track for bm in vd.benchmarks})
-    return entry + "".join("\n" + PAPERS[t] + "\n" for t in tracks if t in PAPERS)
+    papers = [_paper_of(site, t) for t in sorted({bm.track for bm in vd.benchmarks})]
+    return entry + "".join("\n" + p.bibtex + "\n" for p in papers if p is not None)
 
 
 def papers_bib() -> str:
-    """The four papers as one BibTeX file."""
-    return "\n\n".join(PAPERS[t] for t in sorted(PAPERS)) + "\n"
+    """The papers of every track as one BibTeX file (by track name)."""
+    papers = _citations()
+    return "\n\n".join(papers[t].bibtex for t in sorted(papers)) + "\n"
 
 
 def citation_cff(site: Site) -> str:
@@ -150,33 +112,14 @@ def citation_cff(site: Site) -> str:
         "license: MIT",
         "references:",
     ]
-    titles = {
-        "gindex": ("Towards a Measure of General Machine Intelligence", "article", 2021),
-        "aiq": ("An Approximation of the Universal Intelligence Measure", "conference-paper", 2013),
-        "generality": (
-            "General intelligence disentangled via a generality metric for natural and "
-            "artificial intelligence",
-            "article",
-            2021,
-        ),
-        "similarity": (
-            "Measuring the Relative Similarity and Difficulty Between AI Benchmark Problems",
-            "conference-paper",
-            2020,
-        ),
-    }
-    authors = {
-        "gindex": ["Venkatasubramanian", "Mantena", "Kaznatcheev", "Tsao"],
-        "aiq": ["Legg", "Veness"],
-        "generality": ["Hernández-Orallo", "Loe", "Cheke", "Martínez-Plumed", "Ó hÉigeartaigh"],
-        "similarity": ["Pereyda", "Holder"],
-    }
-    for t in sorted(titles):
-        title, kind, year = titles[t]
-        lines += [f"  - type: {kind}", f'    title: "{title}"', f"    year: {year}", "    authors:"]
-        lines += [f'      - family-names: "{a}"' for a in authors[t]]
-        if t in DOIS:
-            lines.append(f'    doi: "{DOIS[t]}"')
+    papers = _citations()
+    for t in sorted(papers):
+        p = papers[t]
+        lines += [f"  - type: {p.kind}", f'    title: "{p.title}"', f"    year: {p.year}",
+                  "    authors:"]  # fmt: skip
+        lines += [f'      - family-names: "{a}"' for a in p.authors]
+        if p.doi:
+            lines.append(f'    doi: "{p.doi}"')
     return "\n".join(lines) + "\n"
 
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from pipeline.metrics.registry import metric_info
 from pipeline.ranking import fmt_interval, fmt_num
 from pipeline.site.model import Site, VersionData, href, safe_segment
 from pipeline.site.pages import ComparePage, Link, Nav, Page
 from pipeline.site.standings import Entry
 from pipeline.store.rows import BenchmarkRow
+from pipeline.tracks import metric_info
 
 LIMIT = 500
 """Entries offered in the selectors (a board's first 500)."""

@@ -3,7 +3,7 @@
 markdown-it-py (already installed with rich) parses CommonMark plus tables with raw HTML
 **disabled**, so a bundle's or benchmark's text can never inject markup: ``<script>`` stays
 text. Links are kept only when they are absolute ``http(s)``/``mailto`` URLs (no
-``javascript:``); a relative link (``docs/gindex.md`` in the repository) becomes its text in
+``javascript:``); a relative link (``docs/submitting.md`` in the repository) becomes its text in
 ``<code>``-free plain form, because the page it names is not part of the site. Bare URLs are
 linked (linkify).
 """

@@ -14,7 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from pipeline.metrics.registry import METRICS, metric_info
+from pipeline.errors import GmeterError
 from pipeline.site.standings import (
     CURRENT,
     Change,
@@ -27,39 +27,16 @@ from pipeline.site.standings import (
     standing,
 )
 from pipeline.store.rows import BenchmarkRow, BundleRow, ChartRecord, RunRecord, Snapshot
-
-_TRACK_FALLBACK: dict[str, tuple[str, str, bool]] = {
-    "gindex": (
-        "g-index",
-        "Venkatasubramanian, Mantena, Kaznatcheev & Tsao 2021, “Towards a Measure of General "
-        "Machine Intelligence”, arXiv:2109.12075",
-        False,
-    ),
-    "generality": (
-        "Generality",
-        "Hernández-Orallo, Loe, Cheke, Martínez-Plumed & Ó hÉigeartaigh 2021, “General "
-        "intelligence disentangled via a generality metric for natural and artificial "
-        "intelligence”, Scientific Reports 11, 22822 (supplement)",
-        True,
-    ),
-    "aiq": (
-        "AIQ",
-        "Legg & Veness 2013, “An Approximation of the Universal Intelligence Measure”, "
-        "Algorithmic Probability and Friends, LNCS 7070",
-        False,
-    ),
-    "similarity": (
-        "Test similarity",
-        "Pereyda & Holder 2020, “Measuring the Relative Similarity and Difficulty Between AI "
-        "Benchmark Problems”, AAAI Workshop on Evaluating Evaluation of AI Systems",
-        False,
-    ),
-}
+from pipeline.tracks import all_metrics, get_track, metric_info
+from pipeline.tracks.presentation import Presentation
 
 
 @dataclass(frozen=True)
 class TrackInfo:
-    """What the site needs from a track: names, paper, ranking metric, extra columns."""
+    """What the site needs from a track: names, paper, ranking metric, extra columns.
+
+    And how the track is shown: its :class:`~pipeline.tracks.presentation.Presentation`.
+    """
 
     name: str
     title: str
@@ -67,34 +44,28 @@ class TrackInfo:
     primary: str
     secondary: tuple[str, ...]
     populational: bool
+    presentation: Presentation = field(default_factory=Presentation)
 
 
 def track_info(name: str, primary_from_store: str | None = None) -> TrackInfo:
-    """Describe a track from its TrackSpec, or from built-in text and the registry.
+    """Describe a track from its TrackSpec.
 
-    Track modules land independently; until one exists (or if it fails to import) the site
-    uses the paper reference below and the registry's metrics of that track.
+    A track the store knows but this gmeter does not (a track since removed) is shown by
+    name, ranked by the store's primary metric, with the site's generic presentation.
     """
     try:
-        from pipeline.tracks import get_track
-
         spec = get_track(name)
-        return TrackInfo(
-            name,
-            spec.title,
-            spec.paper,
-            primary_from_store or spec.primary_metric,
-            tuple(spec.secondary_metrics),
-            bool(spec.populational),
-        )
-    except Exception:  # a missing or unfinished track module must not break the site
-        pass
-    title, paper, populational = _TRACK_FALLBACK.get(name, (name, "", False))
-    ours = [m for m in METRICS.values() if m.track == name]
-    ranked = [m.name for m in ours if m.direction != "none"]
-    primary = primary_from_store or (ranked[0] if ranked else (ours[0].name if ours else "score"))
-    secondary = tuple(m.name for m in ours if m.name != primary)
-    return TrackInfo(name, title, paper, primary, secondary, populational)
+    except GmeterError:
+        return TrackInfo(name, name, "", primary_from_store or "score", (), False)
+    return TrackInfo(
+        name,
+        spec.title,
+        spec.paper,
+        primary_from_store or spec.primary_metric,
+        tuple(spec.secondary_metrics),
+        bool(spec.populational),
+        spec.presentation,
+    )
 
 
 # --------------------------------------------------------------------------- names and links
@@ -276,7 +247,7 @@ def analyse(snapshot: Snapshot) -> Site:
     for c in sorted(snapshot.charts, key=lambda c: (c.release, c.benchmark, c.name)):
         charts[(c.release, c.benchmark)].append(c)
     tracks: dict[str, TrackInfo] = {}
-    labels = {name: m.label for name, m in METRICS.items()}
+    labels = {name: m.label for name, m in all_metrics().items()}
     for metric in {s.metric for s in snapshot.scores}:
         labels.setdefault(metric, metric_info(metric).label)
 
@@ -330,7 +301,7 @@ def analyse(snapshot: Snapshot) -> Site:
             if ch:
                 last_change[bm.id] = v.date.isoformat()
             names |= {site.system_name(bm.id, e.bundle, e.content_hash) for e in st.entries}
-            if t.name != "similarity":  # a similarity row is a pair of tests, not an agent
+            if t.presentation.agent_rows:  # not when a row is e.g. a pair of tests
                 agents |= {
                     e.agent
                     for e in st.entries

@@ -148,12 +148,16 @@ class MetricColumn:
 
 @dataclass(frozen=True)
 class Methodology:
-    """The methodology section of a track (rendered by ``methodology/<track>.html``)."""
+    """The methodology section of a track.
+
+    ``html`` is the track's own text (its presentation's ``methodology``, an HTML fragment
+    written by gmeter's authors); empty, the site prints ``methodology/generic.html``.
+    """
 
     track: str
     track_title: str
     paper: str
-    template: str
+    html: str
     metrics: tuple[MetricColumn, ...]
     notes: tuple[str, ...] = ()
 
@@ -178,7 +182,7 @@ class LeaderboardRow:
 
 @dataclass(frozen=True)
 class RowGroup:
-    """Rows of an unranked board that came in one run (a similarity run is not a ranking)."""
+    """Rows of an unranked board that came in one run (a run of a descriptive measure)."""
 
     system: Link
     rows: tuple[LeaderboardRow, ...]

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
-from pipeline.metrics.registry import metric_info
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, VersionData, href, raw_path, safe_segment, safe_url
 from pipeline.site.pages import Link, Nav, Page, Provenance, SpecFile, SystemEntry, SystemPage
 from pipeline.site.standings import Entry, history
 from pipeline.site.widgets import badges, blocks, score_cell
 from pipeline.store.rows import BundleRow, ScoreRecord
+from pipeline.tracks import metric_info
 
 
 def _value(rec: ScoreRecord | None) -> str:

@@ -1,8 +1,9 @@
-"""The contract between the generic pipeline and one track (gindex, generality, aiq, similarity).
+"""The contract between the generic pipeline and one track (one paper's measure).
 
-The generic code (bundles, validate, ingest, score, build) knows nothing of any paper. A track
-package ``pipeline/tracks/<name>/`` exposes one module-level :class:`TrackSpec` called ``TRACK``
-that says how to check a benchmark and a bundle of that track and how to score them.
+The generic code (bundles, validate, ingest, score, build, the site) knows nothing of any
+paper. A track package ``pipeline/tracks/<name>/`` exposes one module-level :class:`TrackSpec`
+called ``TRACK`` that says how to check a benchmark and a bundle of that track, how to score
+them, which metrics they yield and how the site shows them.
 
 Everything a track sees is already in memory (:class:`~pipeline.inputs.FileSet`): tracks never
 open files, never touch the store and never execute anything from a bundle. Scoring is a pure
@@ -18,6 +19,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput
+from pipeline.metrics.info import MetricInfo
+from pipeline.tracks.presentation import Presentation
 
 if TYPE_CHECKING:
     from pipeline.executor.base import Executor
@@ -99,7 +102,7 @@ class TrackResult:
     rows : list[ScoreRow]
         Every metric of every agent of every bundle scored.
     charts : dict[str, Any]
-        JSON-ready chart data keyed by chart name (read by :mod:`pipeline.site.charts`).
+        JSON-ready chart data keyed by chart name (drawn through the track's presentation).
     notes : list[str]
         Human-readable remarks (conventions used, skipped bundles and why).
     """
@@ -116,13 +119,13 @@ class TrackSpec:
     Attributes
     ----------
     name : str
-        ``gindex``, ``generality``, ``aiq`` or ``similarity``.
+        The track's name: its package's name and the ``track`` of its benchmarks.
     title : str
         Human name.
     paper : str
         The reference shown on the site.
     primary_metric : str
-        The metric the leaderboard ranks by (see :mod:`pipeline.metrics.registry`).
+        The metric the leaderboard ranks by (see :attr:`metrics`).
     secondary_metrics : tuple[str, ...]
         Shown as extra columns.
     benchmark_settings : type
@@ -142,6 +145,15 @@ class TrackSpec:
         under the key ``"submission.toml"``) that ``gmeter new`` writes into a new bundle.
     benchmark_template : Callable or None
         ``() -> dict[path, text]``: likewise for a new benchmark folder.
+    metrics : tuple[MetricInfo, ...]
+        Every metric the track emits: direction, label, unit, description (the paper's
+        ``metrics/<name>/info.py``; :func:`pipeline.tracks.metric_info` looks them up).
+    presentation : Presentation
+        How the site shows the track: chart requests, interval note, methodology, citation
+        (the track's ``charts.py``; see :mod:`pipeline.tracks.presentation`).
+    order : int
+        Where the track is listed among the tracks (hints, the manifest schema's choices):
+        ascending, ties by name.
     """
 
     name: str
@@ -157,3 +169,6 @@ class TrackSpec:
     populational: bool = False
     bundle_template: Callable[[], dict[str, str]] | None = None
     benchmark_template: Callable[[], dict[str, str]] | None = None
+    metrics: tuple[MetricInfo, ...] = ()
+    presentation: Presentation = field(default_factory=Presentation)
+    order: int = 100

@@ -14,6 +14,8 @@ Fig. 1) and the program-length distribution sampled vs accepted (paper Fig. 3).
 
 from __future__ import annotations
 
+from pipeline.metrics.aiq.info import METRICS
+from pipeline.tracks.aiq.charts import PRESENTATION
 from pipeline.tracks.aiq.score import score
 from pipeline.tracks.aiq.settings import AIQBenchmarkSettings, AIQSubmissionSettings
 from pipeline.tracks.aiq.validate import validate_benchmark, validate_bundle
@@ -64,4 +66,7 @@ TRACK = TrackSpec(
     score=score,
     bundle_template=bundle_template,
     benchmark_template=benchmark_template,
+    metrics=METRICS,
+    presentation=PRESENTATION,
+    order=3,
 )

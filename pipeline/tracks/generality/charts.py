@@ -17,6 +17,7 @@ Charts (keys of ``TrackResult.charts``, read by :mod:`pipeline.site.charts`):
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,6 +25,17 @@ import numpy as np
 from pipeline.metrics.generality.curves import merge_points
 from pipeline.metrics.generality.fullstudy import pad_curves
 from pipeline.metrics.generality.normalised import isometric_curves
+from pipeline.tracks.presentation import (
+    ChartRequest,
+    Citation,
+    LineChart,
+    Presentation,
+    ScatterChart,
+    as_records,
+    find_setting,
+    fmt,
+    is_number,
+)
 
 if TYPE_CHECKING:
     from pipeline.tracks.generality.analysis import Analysis
@@ -162,3 +174,231 @@ def summary_notes(s: BenchmarkSettings, an: Analysis) -> list[str]:
     if res.limits is not None:
         notes.append(f"padded limits: kmin {res.limits.kmin:g}, kmax {res.limits.kmax:.6g}")
     return notes
+
+
+# --------------------------------------------------------------------------- presentation
+CURVE_LIMIT = 25
+"""Most characteristic curves drawn in one chart (the first ones; the title says how many)."""
+SERIES_LIMIT = 8
+"""Most bundles a capability chart tells apart by colour and shape (more: one colour)."""
+POINT_LABELS = 12
+"""Scatter charts with at most this many points write each point's name beside it."""
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _pt(label: str, x: Any, y: Any, **extra: Any) -> dict[str, Any]:
+    point = {"label": label, "x": x, "y": y, **extra}
+    if point.get("series") == label:
+        del point["label"]  # the series already names the point
+    return point
+
+
+def draw_acc(data: Any) -> list[ChartRequest]:
+    """Each agent's characteristic curve ψ(h) as integrated (``generality_acc``)."""
+    if not isinstance(data, Mapping):
+        return []
+    curves = [c for c in _list(data.get("curves", [])) if isinstance(c, Mapping)]
+    shown = curves[:CURVE_LIMIT]
+    recs = []
+    for c in shown:
+        agent = str(c.get("agent", ""))
+        for x, y in zip(_list(c.get("x")), _list(c.get("psi")), strict=False):
+            if is_number(x) and is_number(y):
+                recs.append(_pt(agent, x, y, series=agent))
+    if not recs:
+        return []
+    note = f" (first {len(shown)} of {len(curves)} agents)" if len(curves) > len(shown) else ""
+    return [
+        LineChart(
+            f"Agent characteristic curves{note}",
+            recs,
+            x=("difficulty h", "difficulty units"),
+            y=("ψ(h)", "mean result, 0–1"),
+            what="Each agent's characteristic curve ψ(h) as integrated, with its observed points",
+            points=len(recs) <= 400,
+        )
+    ]
+
+
+def draw_aggregated(data: Any) -> list[ChartRequest]:
+    """The curve of the column means of all agents (``generality_aggregated_acc``)."""
+    if not isinstance(data, Mapping):
+        return []
+    recs = [
+        {"x": x, "y": y}
+        for x, y in zip(_list(data.get("x")), _list(data.get("psi")), strict=False)
+        if is_number(x) and is_number(y)
+    ]
+    if not recs:
+        return []
+    cap, spr = data.get("capability"), data.get("spread")
+    return [
+        LineChart(
+            f"Aggregated ACC (Ψ = {fmt(cap)}, S = {fmt(spr)})",
+            recs,
+            x=("difficulty h", "difficulty units"),
+            y=("ψ(h)", "mean result, 0–1"),
+            what="The characteristic curve of the column means of all agents",
+        )
+    ]
+
+
+def draw_capability_spread(data: Any) -> list[ChartRequest]:
+    """Capability vs spread with the isometrics, and vs normalised generality (Figs. 4–5)."""
+    if not isinstance(data, Mapping):
+        return []
+    pts = [p for p in _list(data.get("points", [])) if isinstance(p, Mapping)]
+    iso = data.get("isometrics")
+    iso = iso if isinstance(iso, Mapping) else {}
+    xs = _list(iso.get("capability"))
+    curves: list[dict[str, Any]] = []
+    for name, key in (
+        ("γ = 0 (constant curve)", "constant"),
+        ("γ = −1 (maximum spread)", "maximum"),
+    ):
+        ys = _list(iso.get(key))
+        for k, (x, y) in enumerate(zip(xs, ys, strict=False)):
+            if is_number(x) and is_number(y):
+                curves.append({"curve": name, "x": x, "y": y, "end": k == len(xs) // 2})
+    # Several bundles (e.g. humans and machines, the paper's Fig. S11): colour and shape
+    # each point by its bundle, with a legend.
+    bundles = sorted({str(p.get("bundle") or "") for p in pts} - {""})
+    by_bundle = 2 <= len(bundles) <= SERIES_LIMIT
+
+    def points(key: str) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for p in pts:
+            if not (is_number(p.get("capability")) and is_number(p.get(key))):
+                continue
+            extra = {"series": str(p.get("bundle") or "")} if by_bundle else {}
+            out.append(
+                {"label": str(p.get("agent", "")), "x": p["capability"], "y": p[key], **extra}
+            )
+        return out
+
+    labels = len(pts) <= POINT_LABELS
+    legend = f"; colour and shape: bundle ({', '.join(bundles)})" if by_bundle else ""
+    out: list[ChartRequest] = []
+    recs = points("spread")
+    if recs:
+        out.append(
+            ScatterChart(
+                "Capability vs spread",
+                recs,
+                x=("capability Ψ", "difficulty units"),
+                y=("spread S", "difficulty units"),
+                curves=curves,
+                what="dashed curves are the isometrics of normalised generality (supplement "
+                "Figs. 4–5); points above the constant curve are abstruse" + legend,
+                labels=labels,
+                shapes=by_bundle,
+            )
+        )
+    recs = points("normalised_generality")
+    if recs:
+        out.append(
+            ScatterChart(
+                "Capability vs normalised generality",
+                recs,
+                x=("capability Ψ", "difficulty units"),
+                y=("normalised generality γ", "−1–1"),
+                what=legend.removeprefix("; "),
+                labels=labels,
+                shapes=by_bundle,
+                suffix="-gamma",
+            )
+        )
+    return out
+
+
+def draw_evolution(data: Any) -> list[ChartRequest]:
+    """Each agent's capability at its publication date (``generality_evolution``)."""
+    rows = as_records(data) or []
+    recs = [
+        _pt(str(r.get("agent", "")), str(r.get("date")), r.get("capability"))
+        for r in rows
+        if r.get("date") and is_number(r.get("capability"))
+    ]
+    if not recs:
+        return []
+    return [
+        ScatterChart(
+            "Capability over time",
+            recs,
+            x=("date", ""),
+            y=("capability Ψ", "difficulty units"),
+            temporal=True,
+            labels=len(recs) <= 40,
+            what="each agent at its publication date",
+        )
+    ]
+
+
+def interval_note(level: str, manifest: Mapping[str, Any]) -> str:
+    """Bootstrap percentile intervals over items, with the number of replicates."""
+    reps = find_setting(manifest, "bootstrap")
+    n = f" ({reps} replicates)" if isinstance(reps, int) and reps > 0 else ""
+    return f"Intervals: {level} bootstrap percentile intervals, resampling items{n}."
+
+
+METHODOLOGY = (
+    "<p>Generality separates <em>how much</em> a system can do from <em>how evenly</em> it does "
+    "it. Items have an intrinsic difficulty <var>h</var>; an agent's characteristic curve (ACC) "
+    "ψ(<var>h</var>) is its mean result on the items of difficulty <var>h</var>, linearly "
+    "interpolated between observed difficulties, saturated (ψ = 1) left of the data and zero "
+    "right of it.</p>\n"
+    "<div class=\"formula\">\n"
+    "<p>capability Ψ = ∫<sub>0</sub><sup>∞</sup> ψ(h) dh; effort M = ∫<sub>0</sub><sup>∞</sup> h "
+    "ψ(h) dh; expected difficulty H = M / Ψ;</p>\n"
+    "<p>spread S = √(2M − Ψ²); generality Γ = 1 / S (infinite for a step curve);</p>\n"
+    "<p>normalised generality γ = 1 − S² / S²<sub>cnst</sub>, with S²<sub>cnst</sub> = (Ψ − m)(q "
+    "− (Ψ − m)) on the capability interval [m, m + q] (the paper's closed form; a benchmark may "
+    "choose the reference code's variant, which evaluates S²<sub>cnst</sub> at the nearest of "
+    "100 grid capabilities).</p>\n"
+    "</div>\n"
+    "<p>When the benchmark has no intrinsic difficulty it is derived by a transformation: "
+    "<strong>ARef</strong> (a reference agent), <strong>DRef</strong> (a reference "
+    "distribution), <strong>Rnk</strong> (ranks over <var>c</var> columns) or "
+    "<strong>Opp</strong> (the opponent's score). Difficulties derived from the population of "
+    "agents are <em>populational</em>: a new entry can change everyone's scores, and the "
+    "changelog says so.</p>"
+)
+"""The methodology section of a generality board and of the about page (HTML)."""
+
+CITATION = Citation(
+    bibtex="""@article{hernandezorallo2021generality,
+  author  = {Hern{\\'a}ndez-Orallo, Jos{\\'e} and Loe, Bao Sheng and Cheke, Lucy and
+             Mart{\\'i}nez-Plumed, Fernando and {\\'O} h{\\'E}igeartaigh, Se{\\'a}n},
+  title   = {General intelligence disentangled via a generality metric
+             for natural and artificial intelligence},
+  journal = {Scientific Reports},
+  volume  = {11},
+  pages   = {22822},
+  year    = {2021},
+  doi     = {10.1038/s41598-021-01997-7}
+}""",
+    title="General intelligence disentangled via a generality metric for natural and "
+    "artificial intelligence",
+    kind="article",
+    year=2021,
+    authors=("Hernández-Orallo", "Loe", "Cheke", "Martínez-Plumed", "Ó hÉigeartaigh"),
+    doi="10.1038/s41598-021-01997-7",
+)
+
+PRESENTATION = Presentation(
+    charts={
+        "generality_acc": draw_acc,
+        "generality_aggregated_acc": draw_aggregated,
+        "generality_capability_spread": draw_capability_spread,
+        "generality_evolution": draw_evolution,
+    },
+    # the psychometric summary is in the run notes
+    hidden=frozenset({"generality_psychometric"}),
+    interval_note=interval_note,
+    methodology=METHODOLOGY,
+    citation=CITATION,
+)
+"""How the site shows the generality track."""

@@ -24,7 +24,9 @@ This module holds ``TRACK`` and the ``gmeter new`` templates; the track's other 
 
 from __future__ import annotations
 
+from pipeline.metrics.generality.info import METRICS
 from pipeline.tracks.base import TrackSpec
+from pipeline.tracks.generality.charts import PRESENTATION
 from pipeline.tracks.generality.score import score
 from pipeline.tracks.generality.settings import BenchmarkSettings, SubmissionSettings
 from pipeline.tracks.generality.validate import validate_benchmark, validate_bundle
@@ -67,4 +69,7 @@ TRACK = TrackSpec(
     populational=True,
     bundle_template=bundle_template,
     benchmark_template=benchmark_template,
+    metrics=METRICS,
+    presentation=PRESENTATION,
+    order=2,
 )

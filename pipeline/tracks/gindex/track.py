@@ -25,7 +25,9 @@ layout, readers, validation), :mod:`~pipeline.tracks.gindex.score` (scoring and 
 
 from __future__ import annotations
 
+from pipeline.metrics.gindex.info import METRICS
 from pipeline.tracks.base import TrackSpec
+from pipeline.tracks.gindex.charts import PRESENTATION
 from pipeline.tracks.gindex.score import score
 from pipeline.tracks.gindex.settings import (
     COMPUTE,
@@ -73,4 +75,7 @@ TRACK = TrackSpec(
     score=score,
     bundle_template=bundle_template,
     benchmark_template=benchmark_template,
+    metrics=METRICS,
+    presentation=PRESENTATION,
+    order=1,
 )

@@ -18,7 +18,9 @@ scores, so rows are *reported* (not verified).
 
 from __future__ import annotations
 
+from pipeline.metrics.similarity.info import METRICS
 from pipeline.tracks.base import TrackSpec
+from pipeline.tracks.similarity.charts import PRESENTATION
 from pipeline.tracks.similarity.score import score
 from pipeline.tracks.similarity.settings import BenchmarkSettings, SubmissionSettings
 from pipeline.tracks.similarity.validate import validate_benchmark, validate_bundle
@@ -65,4 +67,7 @@ TRACK = TrackSpec(
     score=score,
     bundle_template=bundle_template,
     benchmark_template=benchmark_template,
+    metrics=METRICS,
+    presentation=PRESENTATION,
+    order=4,
 )

@@ -1,0 +1,219 @@
+"""How the site shows the test-similarity track: its charts, notes, methodology and paper.
+
+The drawers turn the chart data of :func:`pipeline.tracks.similarity.track.score` into typed
+chart requests (:mod:`pipeline.tracks.presentation`); the site draws them.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import Any
+
+from pipeline.tracks.presentation import (
+    ChartRequest,
+    Citation,
+    HeatmapChart,
+    LineChart,
+    Presentation,
+    Records,
+    ScatterChart,
+    as_records,
+    is_number,
+)
+
+GROUP_LIMIT = 4
+"""Most runs (bundle · configuration) drawn as heatmaps, maps or sweeps of one chart name."""
+
+
+def _pt(label: str, x: Any, y: Any) -> dict[str, Any]:
+    return {"label": label, "x": x, "y": y}
+
+
+def _key_suffix(i: int) -> str:
+    """The first chart of a name keeps the name's key; the next ones are ``-2``, ``-3``…"""
+    return f"-{i + 1}" if i else ""
+
+
+def _groups(rows: Records) -> dict[str, Records]:
+    """Rows by run (bundle · configuration), each bundle's main run first.
+
+    Only the first :data:`GROUP_LIMIT` are drawn, so every bundle gets one before any bundle
+    gets a second: its run at the paper's p = 0.5 when it has several (a sweep's other
+    runs are drawn by the sweep chart).
+    """
+    out: dict[str, Records] = defaultdict(list)
+    bundle_of: dict[str, str] = {}
+    for r in rows:
+        label = " · ".join(str(r[k]) for k in ("bundle", "config") if r.get(k))
+        out[label].append(r)
+        bundle_of[label] = str(r.get("bundle") or "")
+    firsts: dict[str, str] = {}
+    for label in sorted(out, key=lambda k: ("p=0.5" not in k, k)):
+        firsts.setdefault(bundle_of[label], label)
+    first = set(firsts.values())
+    order = sorted(out, key=lambda k: (k not in first, k))
+    return {k: out[k] for k in order}
+
+
+def draw_sweep(data: Any) -> list[ChartRequest]:
+    """S against the merge proportion p, a line per pair, a chart per agent (Figs. 2–3)."""
+    rows = data.get("sweep") if isinstance(data, Mapping) else data
+    by_agent: dict[str, Records] = defaultdict(list)
+    for r in rows if isinstance(rows, list) else []:
+        if isinstance(r, Mapping) and is_number(r.get("p")) and is_number(r.get("similarity")):
+            label = " · ".join(str(r[k]) for k in ("bundle", "agent") if r.get(k))
+            by_agent[label].append(
+                {"x": r["p"], "y": r["similarity"], "series": str(r.get("pair", ""))}
+            )
+    out: list[ChartRequest] = []
+    for i, label in enumerate(sorted(by_agent)[:GROUP_LIMIT]):
+        recs = sorted(by_agent[label], key=lambda p: (p["series"], p["x"]))
+        out.append(
+            LineChart(
+                "Similarity against the proportion p" + (f" — {label}" if label else ""),
+                recs,
+                x=("proportion p of test A in the merge", "0–1"),
+                y=("similarity S", "−1–1"),
+                what="S of each pair at each merge proportion p (Pereyda & Holder 2020, "
+                "Figs. 2–3); a line per pair",
+                suffix=_key_suffix(i),
+            )
+        )
+    return out
+
+
+def draw_published(data: Any) -> list[ChartRequest]:
+    """The paper's own similarity matrix, on the same colour scale as the measured ones."""
+    rows = as_records(data) or []
+    r_l: list[str] = []
+    c_l: list[str] = []
+    cells: dict[tuple[str, str], Any] = {}
+    for r in rows:
+        a, b = str(r.get("row")), str(r.get("col"))
+        r_l += [a] if a not in r_l else []
+        c_l += [b] if b not in c_l else []
+        v = r.get("similarity")
+        cells[(a, b)] = v if is_number(v) else None
+    if not cells:
+        return []
+    return [
+        HeatmapChart(
+            "Published similarity S(A, B) (Pereyda & Holder 2020)",
+            r_l,
+            c_l,
+            [[cells.get((a, b)) for b in c_l] for a in r_l],
+            value=("similarity S", "−1–1"),
+            domain=(-1.0, 1.0),
+            axes=("test A", "test B"),
+        )
+    ]
+
+
+def draw_heatmap(data: Any) -> list[ChartRequest]:
+    """S(A, B) of every pair, a heatmap per run."""
+    rows = as_records(data) or []
+    out: list[ChartRequest] = []
+    for i, (label, group) in enumerate(list(_groups(rows).items())[:GROUP_LIMIT]):
+        r_l: list[str] = []
+        c_l: list[str] = []
+        cells: dict[tuple[str, str], Any] = {}
+        for r in group:
+            a, b = str(r.get("row")), str(r.get("col"))
+            r_l += [a] if a not in r_l else []
+            c_l += [b] if b not in c_l else []
+            cells[(a, b)] = r.get("similarity", r.get("value"))
+        out.append(
+            HeatmapChart(
+                "Similarity S(A, B)" + (f" — {label}" if label else ""),
+                r_l,
+                c_l,
+                [[cells.get((a, b)) for b in c_l] for a in r_l],
+                value=("similarity S", "−1–1"),
+                domain=(-1.0, 1.0),
+                axes=("test A", "test B"),
+                suffix=_key_suffix(i),
+            )
+        )
+    return out
+
+
+def draw_map(data: Any) -> list[ChartRequest]:
+    """The tests placed by classical MDS of 1 − S, a map per run."""
+    rows = as_records(data) or []
+    out: list[ChartRequest] = []
+    for i, (label, group) in enumerate(list(_groups(rows).items())[:GROUP_LIMIT]):
+        recs = [
+            _pt(str(r.get("test", "")), r.get("x"), r.get("y"))
+            for r in group
+            if is_number(r.get("x")) and is_number(r.get("y"))
+        ]
+        if not recs:
+            continue
+        out.append(
+            ScatterChart(
+                "Map of the tests (classical MDS of 1 − S)" + (f" — {label}" if label else ""),
+                recs,
+                x=("MDS dimension 1", "dissimilarity units"),
+                y=("MDS dimension 2", "dissimilarity units"),
+                labels=True,
+                what="tests close together behave alike for the baseline agent",
+                suffix=_key_suffix(i),
+            )
+        )
+    return out
+
+
+def interval_note(level: str, manifest: Mapping[str, Any]) -> str:
+    """Intervals over independent seeds."""
+    del manifest  # the level is all this note needs
+    return f"Intervals: {level} intervals over independent seeds (S lies in [−1, 1])."
+
+
+METHODOLOGY = (
+    "<p>Test similarity asks whether two tests measure the same thing: a baseline agent π is "
+    "trained and evaluated on test A, on test B and on their merge AB, in which a proportion "
+    "<var>p</var> of the episodes comes from A.</p>\n"
+    "<div class=\"formula\">\n"
+    "<p>S(A, B, p, π) (Pereyda &amp; Holder 2020, eq. 3) compares the agent's performance on the "
+    "merged test with its performances on A and B alone: S near 1 when learning one test "
+    "transfers to the other, lower when the tests interfere.</p>\n"
+    "<p>dissimilarity D = 1 − S; suite <strong>diversity</strong> = the mean of D over all pairs "
+    "of tests.</p>\n"
+    "</div>\n"
+    "<p>The similarity heatmap shows S for every pair; the 2-D map places the tests by classical "
+    "multidimensional scaling of 1 − S, so tests close together behave alike for the baseline "
+    "agent.</p>"
+)
+"""The methodology section of a similarity board and of the about page (HTML)."""
+
+CITATION = Citation(
+    bibtex="""@inproceedings{pereyda2020similarity,
+  author    = {Pereyda, Christopher and Holder, Lawrence},
+  title     = {Measuring the Relative Similarity and Difficulty
+               Between {AI} Benchmark Problems},
+  booktitle = {AAAI Workshop on Evaluating Evaluation of AI Systems (Meta-Eval 2020)},
+  year      = {2020}
+}""",
+    title="Measuring the Relative Similarity and Difficulty Between AI Benchmark Problems",
+    kind="conference-paper",
+    year=2020,
+    authors=("Pereyda", "Holder"),
+)
+
+PRESENTATION = Presentation(
+    charts={
+        "similarity_heatmap": draw_heatmap,
+        "similarity_map": draw_map,
+        "similarity_published": draw_published,
+        "similarity_sweep": draw_sweep,
+    },
+    # the flags and the suites' diversities are tables of the board, not charts
+    hidden=frozenset({"similarity_flags", "similarity_suites"}),
+    interval_note=interval_note,
+    methodology=METHODOLOGY,
+    citation=CITATION,
+    agent_rows=False,  # a row is a pair of tests, not an agent
+    worded_intervals=True,  # a diversity's interval is not a similarity's
+)
+"""How the site shows the similarity track."""
