@@ -159,7 +159,7 @@ def _published_benchmarks() -> dict[str, Any]:
     ]
     if quick():
         ids = ["ale-human-ref", "wccc-2005", "mazes"]
-    inputs = [benchmark_inputs(root / b) for b in ids if (root / b).is_dir()]
+    inputs = [benchmark_inputs(root / b, "generality") for b in ids if (root / b).is_dir()]
 
     def score_all() -> Any:
         return [TRACK.score(b, bundles, ScoreContext()) for b, bundles in inputs]

@@ -58,7 +58,7 @@ def gamma(cap, spr, lo, hi):
 
 
 def table(bid):
-    rows, _ = benchmark_table(*benchmark_inputs(SUB / bid))
+    rows, _ = benchmark_table(*benchmark_inputs(SUB / bid, "generality"))
     return rows
 
 

@@ -23,7 +23,7 @@ SUBMISSIONS = Path(__file__).resolve().parents[1] / "submissions"
 
 @cache
 def table(bid: str) -> dict[str, dict[str, float]]:
-    bench, bundles = benchmark_inputs(SUBMISSIONS / bid)
+    bench, bundles = benchmark_inputs(SUBMISSIONS / bid, "generality")
     s = BenchmarkSettings.model_validate({**bench.settings, "bootstrap": 0})
     items, _ = read_items(bench.files, s)
     data = [(b.id, read_bundle(b.files, s)[0]) for b in bundles]

@@ -153,7 +153,7 @@ def test_board_psychometric_view_on_mazes_matches_the_supplement():
     from pipeline.tracks.generality.track import TRACK
     from pipeline.validate import benchmark_inputs
 
-    bench, bundles = benchmark_inputs(ROOT / "submissions/mazes")
+    bench, bundles = benchmark_inputs(ROOT / "submissions/mazes", "generality")
     bench = type(bench)(**{**bench.__dict__, "settings": {**bench.settings, "bootstrap": 0}})
     res = TRACK.score(bench, bundles, ScoreContext())
     irt = res.charts["generality_psychometric"]["irt"]
