@@ -133,15 +133,15 @@ class ExperimentSettings:
 
     def spec(self) -> Any:
         """Return the parsed agent (:class:`pipeline.metrics.aiq.agent_specs.AgentSpec`)."""
-        from pipeline.metrics.aiq.agent_specs import parse_agent
+        from pipeline.metrics.aiq.agent_specs import STEP_AGENTS, parse_agent
 
         try:
             spec = parse_agent(self.agent_spec or self.agent, self.episode_length)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
-        if not spec.is_reference:
+        if spec.kind not in STEP_AGENTS:
             raise UsageError(
-                f"{self.agent}: the experiment runs the compiled reference agents",
+                f"{self.agent}: the experiment runs the compiled step agents (not mc-aixi)",
                 hint="use q-lambda, hlq-lambda, q0, freq or random",
             )
         return spec

@@ -11,6 +11,8 @@ freq          epsilon                                           ``Freq,ε``
 q0            init_q, alpha, epsilon, gamma (λ = 0)             ``Q_l,init_Q,0,α,ε,γ``
 q-lambda      init_q, lambda, alpha, epsilon, gamma             ``Q_l,init_Q,λ,α,ε,γ``
 hlq-lambda    sel_mode, init_q, lambda, epsilon, gamma          ``HLQ_l,sel,init_Q,λ,ε,γ``
+mc-aixi       depth, simulations, horizon, epsilon, decay, c,   ``MC_AIXI`` (external binary)
+              factored
 ============  ===============================================  =========================
 
 Parameters not given come from the preset of the paper's episode length nearest (on a log
@@ -26,13 +28,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-REFERENCE_AGENTS = ("random", "freq", "q0", "q-lambda", "hlq-lambda")
+REFERENCE_AGENTS = ("random", "freq", "q0", "q-lambda", "hlq-lambda", "mc-aixi")
+#: Reference agents with a one-cycle step kernel (:func:`agents_fast.agent_step`), which the
+#: merged-lifetime and similarity kernels drive; MC-AIXI has a kernel of its own.
+STEP_AGENTS = ("random", "freq", "q0", "q-lambda", "hlq-lambda")
 PARAM_NAMES: dict[str, tuple[str, ...]] = {
     "random": (),
     "freq": ("epsilon",),
     "q0": ("init_q", "alpha", "epsilon", "gamma"),
     "q-lambda": ("init_q", "lambda", "alpha", "epsilon", "gamma"),
     "hlq-lambda": ("sel_mode", "init_q", "lambda", "epsilon", "gamma"),
+    "mc-aixi": ("depth", "simulations", "horizon", "epsilon", "decay", "c", "factored"),
 }
 _ALIASES = {
     "freq": "freq",
@@ -45,7 +51,24 @@ _ALIASES = {
     "hlq-lambda": "hlq-lambda",
     "hlq_l": "hlq-lambda",
     "hlqlambda": "hlq-lambda",
+    "mc-aixi": "mc-aixi",
+    "mc_aixi": "mc-aixi",
+    "mcaixi": "mc-aixi",
 }
+
+#: MC-AIXI's parameters at every episode length: the paper's (Legg & Veness, §5: context depth
+#: 32, 100 simulations, horizon 3), no ε-exploration, UCB constant √2, factored CTW (JAIR §5.3).
+MC_AIXI_DEFAULTS: dict[str, float] = {
+    "depth": 32.0,
+    "simulations": 100.0,
+    "horizon": 3.0,
+    "epsilon": 0.0,
+    "decay": 1.0,
+    "c": math.sqrt(2.0),
+    "factored": 1.0,
+}
+#: Bounds of MC-AIXI's integer parameters (memory and time grow with each).
+MC_AIXI_LIMITS = {"depth": (1, 64), "simulations": (1, 100_000), "horizon": (1, 100)}
 
 #: ``Conf Paper Settings.ods`` (BF(5), undiscounted): EL → agent → parameters.
 PRESETS: dict[int, dict[str, dict[str, float]]] = {}
@@ -62,7 +85,13 @@ for _el, _f, _q0, _ql, _hlq in (
         "q0": dict(zip(PARAM_NAMES["q0"], map(float, _q0), strict=True)),
         "q-lambda": dict(zip(PARAM_NAMES["q-lambda"], map(float, _ql), strict=True)),
         "hlq-lambda": dict(zip(PARAM_NAMES["hlq-lambda"], map(float, _hlq), strict=True)),
+        "mc-aixi": dict(MC_AIXI_DEFAULTS),
     }
+
+#: The paper's MC-AIXI at BF(5), undiscounted (Fig. 1; fewer runs than the others, wider
+#: intervals: ±1.4, ±0.9, ±1.3, ±1, ±1.1).
+PAPER_AIQ_MC_AIXI: dict[int, float] = {1000: 41.0, 3000: 47.7, 10000: 54.1, 30000: 56.0,
+                                       100000: 59.6}  # fmt: skip
 
 #: The paper's AIQ at BF(5), undiscounted, 10 000 runs: EL → agent → value (Fig. 1 / settings
 #: sheet; spec §4.8). Random is 0 by construction.
@@ -111,6 +140,11 @@ class AgentSpec:
         """Whether this is one of the compiled reference agents."""
         return self.kind in REFERENCE_AGENTS
 
+    def param_vector(self) -> list[float]:
+        """Return every parameter in :data:`PARAM_NAMES` order (MC-AIXI's kernel vector)."""
+        p = dict(self.params)
+        return [p[k] for k in PARAM_NAMES[self.kind]]
+
     def param(self, name: str) -> float:
         """Return one parameter by name."""
         return dict(self.params)[name]
@@ -123,10 +157,14 @@ class AgentSpec:
         if self.kind == "batch":
             return f"cmdbatch:{self.target}"
         head = {"python": self.target, "gym": f"gym:{self.target}"}.get(self.kind, self.kind)
-        return ",".join([head, *(f"{k}={v:g}" for k, v in self.params)])
+        return ",".join([head, *(f"{k}={_num(v)}" for k, v in self.params)])
 
     def kernel_args(self) -> tuple[int, list[float]]:
-        """Return the agent kind code and parameter vector of :func:`agents_fast.run_episode`."""
+        """Return the agent kind code and parameter vector of :func:`agents_fast.run_episode`.
+
+        Only the step agents (:data:`STEP_AGENTS`) have one; MC-AIXI's kernel takes
+        :meth:`param_vector`.
+        """
         p = dict(self.params)
         if self.kind == "random":
             return 0, [0.0]
@@ -138,6 +176,12 @@ class AgentSpec:
         if self.kind == "hlq-lambda":
             return 3, [p["sel_mode"], p["init_q"], p["lambda"], p["epsilon"], p["gamma"]]
         raise ValueError(f"{self.kind} agents have no compiled kernel")
+
+
+def _num(v: float) -> str:
+    """Shortest text of a parameter that parses back to the same float (``%g`` when it does)."""
+    short = f"{v:g}"
+    return short if float(short) == v else repr(float(v))
 
 
 def _check(name: str, p: dict[str, float]) -> None:
@@ -156,6 +200,13 @@ def _check(name: str, p: dict[str, float]) -> None:
         need(0.0 < p["alpha"] <= 1.0, "alpha must be in (0, 1]")
     if "lambda" in p:
         need(0.0 <= p["lambda"] <= 1.0, "lambda must be in [0, 1]")
+    if name == "mc-aixi":
+        for key, (low, high) in MC_AIXI_LIMITS.items():
+            need(p[key] == int(p[key]) and low <= p[key] <= high,
+                 f"{key} must be a whole number in {low}..{high}")  # fmt: skip
+        need(0.0 < p["decay"] <= 1.0, "decay must be in (0, 1]")
+        need(p["c"] >= 0.0, "c (the UCB constant) must be >= 0")
+        need(p["factored"] in (0.0, 1.0), "factored must be 0 (one context tree) or 1 (FAC-CTW)")
     if name == "hlq-lambda":
         need(p["lambda"] > 0.0, "lambda must be > 0 (HL(λ) divides by λ·V)")
         need(p["sel_mode"] in (0.0, 1.0), "sel_mode must be 0 (ε-greedy) or 1 (softmax)")

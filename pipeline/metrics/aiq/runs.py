@@ -171,15 +171,27 @@ def run_reference_fast(
     from pipeline.metrics.aiq.agents_fast import run_episode
     from pipeline.metrics.aiq.bf_fast import program_arrays, seed64
 
-    kind, params = spec.kernel_args()
     ops, jump = program_arrays(program)
     c = settings.machine
-    score, steps, cycles, failed, actions = run_episode(
-        ops, jump, c.num_symbols, c.obs_cells, c.reverse_output, c.work_tape_len,
-        c.input_tape_len, c.max_steps, kind, np.asarray(params, np.float64),
-        settings.episode_length, float(sign), settings.discount, seed64(seed),
-        seed64(agent_seed(seed)), record,
-    )  # fmt: skip
+    if spec.kind == "mc-aixi":
+        from pipeline.metrics.aiq.mc_aixi import check_percept_width
+        from pipeline.metrics.aiq.mc_aixi_fast import run_episode_mc_aixi
+
+        check_percept_width(c.num_symbols, c.obs_cells)
+        score, steps, cycles, failed, actions = run_episode_mc_aixi(
+            ops, jump, c.num_symbols, c.obs_cells, c.reverse_output, c.work_tape_len,
+            c.input_tape_len, c.max_steps, np.asarray(spec.param_vector(), np.float64),
+            settings.episode_length, float(sign), settings.discount, seed64(seed),
+            seed64(agent_seed(seed)), record,
+        )  # fmt: skip
+    else:
+        kind, params = spec.kernel_args()
+        score, steps, cycles, failed, actions = run_episode(
+            ops, jump, c.num_symbols, c.obs_cells, c.reverse_output, c.work_tape_len,
+            c.input_tape_len, c.max_steps, kind, np.asarray(params, np.float64),
+            settings.episode_length, float(sign), settings.discount, seed64(seed),
+            seed64(agent_seed(seed)), record,
+        )  # fmt: skip
     trace = encode_actions(actions.tolist(), c.num_symbols) if record else ""
     return RunResult(float(score), int(steps), int(cycles), bool(failed), trace)
 
@@ -201,6 +213,11 @@ def reference_agent(spec: AgentSpec) -> Any:
         return agents.HLQLambdaAgent(
             int(p["sel_mode"]), p["init_q"], p["lambda"], p["epsilon"], p["gamma"]
         )
+    if spec.kind == "mc-aixi":
+        from pipeline.metrics.aiq.mc_aixi import MCAIXIAgent
+
+        return MCAIXIAgent(int(p["depth"]), int(p["simulations"]), int(p["horizon"]),
+                           p["epsilon"], p["decay"], p["c"], int(p["factored"]))  # fmt: skip
     raise ValueError(f"{spec.kind} is not a reference agent")
 
 
