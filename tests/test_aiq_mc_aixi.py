@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import pytest
 
+from pipeline.lab.aiq.runner import execute_run, run_agent_on_programs
 from pipeline.metrics.aiq.agent_specs import parse_agent
 from pipeline.metrics.aiq.bf import BFConfig
 from pipeline.metrics.aiq.mc_aixi import (
@@ -18,7 +19,6 @@ from pipeline.metrics.aiq.mc_aixi import (
     symbol_bits,
 )
 from pipeline.metrics.aiq.runs import AIQSettings, RunItem
-from pipeline.lab.aiq.runner import execute_run, run_agent_on_programs
 
 PROGRAMS = [",.#", ",+.#", ",>,<[->+<]>.#", "%.,.#", ",[-].#", ",>%.<.#", ".,#", "+[]#"]
 
