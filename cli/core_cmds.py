@@ -26,13 +26,16 @@ def validate(
     paths: Annotated[list[Path], typer.Argument(help="Submissions, benchmark or bundle folders.")],
     fmt: Annotated[str, typer.Option("--format", help="text or json.")] = "text",
 ) -> None:
-    """Check benchmarks and bundles; list every problem at once (the store is not touched)."""
+    """Check benchmarks and bundles; list every problem at once (the store is not written).
+
+    Bundle versions the store has seen pass every check are not checked again.
+    """
     from pipeline.errors import UsageError
-    from pipeline.validate import collect
+    from pipeline.validate import clean_versions, collect
 
     if fmt not in ("text", "json"):
         raise UsageError(f"--format {fmt!r}", hint="use text or json")
-    report = collect(paths)
+    report = collect(paths, clean=clean_versions(STATE.db_path))
     if fmt == "json":
         console.print_json(json.dumps({
             "ok": not report.errors,

@@ -6,6 +6,8 @@
   unless ``strict`` is set, in which case nothing is written when anything is bad.
 * A benchmark with an error rejects all its bundles.
 * Releases listed in ``submissions/releases.toml`` are recorded (see :mod:`pipeline.release`).
+* A bundle version that passed every check is recorded (``verifications``, verifier
+  :data:`~pipeline.validate.VALIDATOR`): later runs do not check its content again.
 """
 
 from __future__ import annotations
@@ -14,11 +16,12 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from pipeline.bundles import git_commit
 from pipeline.errors import Problem
 from pipeline.store import Store
-from pipeline.validate import ValidationReport, collect
+from pipeline.validate import BENCHMARK_CONTEXT, VALIDATOR, ValidationReport, collect
 
 
 @dataclass(frozen=True)
@@ -77,7 +80,8 @@ def ingest(
     report : ValidationReport, optional
         A validation already made for ``paths`` (saves reading the files twice).
     """
-    report = report or collect(paths)
+    clean = store.verified_keys(VALIDATOR)
+    report = report or collect(paths, clean=clean)
     out = IngestReport(problems=list(report.problems))
     if strict and report.errors:
         out.strict_aborted = True
@@ -135,6 +139,15 @@ def ingest(
             status = "new" if old is None else "changed"
             out.outcomes.append(IngestOutcome(bench.id, b.id, status, b.input.content_hash,
                                               tuple(b.problems)))
+        # Versions that passed every check are not checked again by later runs.
+        keys = [(b.input.content_hash, inp.content_hash) for b in bench.bundles
+                if b.input is not None and not b.problems]
+        if not bench.problems:
+            keys.append((inp.content_hash, BENCHMARK_CONTEXT))
+        fresh: dict[tuple[str, str], tuple[bool, dict[str, Any]]] = {
+            k: (True, {}) for k in keys if k not in clean}
+        if fresh:
+            store.put_verifications(VALIDATOR, fresh, now)
         # A whole benchmark was given: bundles deleted from submissions/ stop being current.
         if bench.complete:
             with store.transaction():

@@ -5,7 +5,9 @@ release, each from the exact benchmark and bundle versions it names (content has
 site can show history. The inputs are rebuilt from the *stored files* — never from the
 working tree — so ``gmeter score`` and ``gmeter check`` agree byte for byte on the same inputs.
 A benchmark whose inputs, seed, options and code version are unchanged is skipped unless
-``force`` is given.
+``force`` is given; one whose inputs equal another release's (the same benchmark and bundle
+versions) copies that release's scores instead of computing them again, so a release costs
+only what differs from the others (``force`` computes each distinct input once per run).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ class BenchmarkScore:
 
     release: str
     benchmark: str
-    status: str  # scored | unchanged | failed | empty | incomplete
+    status: str  # scored | reused | unchanged | failed | empty | incomplete
     rows: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -97,11 +99,17 @@ def rank_rows(rows: Sequence[ScoreRow]) -> list[int | None]:
     return ranks
 
 
-def _input_key(bench: BenchmarkInput, bundles: Sequence[BundleInput], seed: int,
-               options: dict[str, Any]) -> str:
+def input_key(bench_hash: str, bundle_hashes: Sequence[str], seed: int,
+              options: dict[str, Any]) -> str:
+    """What a (release, benchmark) score is a function of: SHA-256 of its inputs.
+
+    The benchmark version, the bundle versions (as a sorted multiset of content hashes), the
+    seed, the options and :data:`CODE_VERSION`; never the release's name, so two releases
+    that hold the same versions share one key and one computation.
+    """
     h = hashlib.sha256()
-    h.update(json.dumps([bench.content_hash, sorted(b.content_hash for b in bundles), seed,
-                         options, CODE_VERSION], sort_keys=True).encode())
+    h.update(json.dumps([bench_hash, sorted(bundle_hashes), seed, options, CODE_VERSION],
+                        sort_keys=True).encode())
     return h.hexdigest()
 
 
@@ -180,6 +188,7 @@ def score_all(
                              hint="run `gmeter ingest` first, or give one of: "
                              + ", ".join(sorted(known)[:20]))
     now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
+    done: dict[tuple[str, str], str] = {}  # (benchmark, input key) → release scored in this run
     for release in names:
         if release == CURRENT:
             members = {b.id: b.content_hash for b in store.benchmarks()}
@@ -207,13 +216,23 @@ def score_all(
                            "them from git history"]))
                 continue
             try:
-                bench = benchmark_input(store, bench_id, bench_hash)
-                bundles = [bundle_input(store, bench, b, h)
-                           for b, h in sorted(by_bench.get(bench_id, []))]
-                key = _input_key(bench, bundles, seed, options)
+                members_of = sorted(by_bench.get(bench_id, []))
+                # The key needs content hashes only: nothing is read when it is unchanged.
+                key = input_key(bench_hash, [h for _, h in members_of], seed, options)
                 if not force and store.score_input_key(release, bench_id) == key:
                     report.results.append(BenchmarkScore(release, bench_id, "unchanged"))
                     continue
+                # The same inputs scored for another release (earlier, or in this run under
+                # --force): copy, do not compute again.
+                source = done.get((bench_id, key)) if force else \
+                    store.release_scored_with(bench_id, key, exclude=release)
+                if source is not None:
+                    copied = store.copy_scores(source, release, bench_id)
+                    report.results.append(BenchmarkScore(release, bench_id, "reused", copied,
+                                                         [f"same inputs as {source}"]))
+                    continue
+                bench = benchmark_input(store, bench_id, bench_hash)
+                bundles = [bundle_input(store, bench, b, h) for b, h in members_of]
                 ctx = ScoreContext(seed=seed, executor=executor, options=options,
                                    progress=progress, verifications=StoreMemo(store, now))
                 if bundles:
@@ -226,6 +245,7 @@ def score_all(
                     track=bench.track, rows=rows, charts=charts, code_version=CODE_VERSION,
                     seed=seed, options={**options, "input_key": key}, notes=notes, now=now,
                 )
+                done[(bench_id, key)] = release
                 status = "scored" if bundles else "empty"
                 report.results.append(BenchmarkScore(release, bench_id, status, len(rows), notes))
             except Exception as exc:  # one benchmark's failure must not stop the others

@@ -11,8 +11,9 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
+from pipeline import __version__
 from pipeline.bundles import (
     BENCHMARK_OWNED_DIRS,
     LoadedBenchmark,
@@ -36,6 +37,46 @@ from pipeline.limits import (
 from pipeline.manifest import bad_id, load_benchmark_manifest, load_submission_manifest
 from pipeline.tracks import get_track, track_names
 from pipeline.tracks.filecheck import CONTROL_FIX, iter_json_problems
+
+VALIDATOR = f"bundle checks gmeter {__version__}"
+"""The verifier name under which the store keeps bundle versions that passed every check."""
+
+
+BENCHMARK_CONTEXT = "benchmark"
+"""The context of a benchmark version's own entry among the clean versions (a bundle's is its
+benchmark's content hash)."""
+
+
+class CleanVersions(Protocol):
+    """Versions known to pass every check of this gmeter.
+
+    The content checks of a bundle are a function of its files, its benchmark's files and the
+    code, so a (bundle content hash, benchmark content hash) pair that passed them once passes
+    them again, and so does a (benchmark content hash, :data:`BENCHMARK_CONTEXT`) pair: their
+    content checks are skipped. Reading the files, the manifests, the folder names and the
+    checks across bundles always run.
+    """
+
+    def __contains__(self, key: object) -> bool:
+        """Whether the (content hash, context) pair passed every check."""
+        ...
+
+
+def clean_versions(db: Path) -> set[tuple[str, str]]:
+    """The bundle versions the store at ``db`` knows passed every check (opened read-only).
+
+    Empty without a usable store (none yet, an older schema, a store being written).
+    """
+    from pipeline.errors import StoreError
+    from pipeline.store import open_store
+
+    if not Path(db).is_file():
+        return set()
+    try:
+        with open_store(Path(db), read_only=True) as store:
+            return store.verified_keys(VALIDATOR)
+    except StoreError:
+        return set()
 
 
 @dataclass
@@ -176,13 +217,18 @@ def _default_settings(track: str | None, which: str) -> dict[str, Any] | None:
 
 
 def load_bundle(
-    bench: LoadedBenchmark, path: Path, *, today: dt.date | None = None
+    bench: LoadedBenchmark,
+    path: Path,
+    *,
+    today: dt.date | None = None,
+    clean: CleanVersions | None = None,
 ) -> LoadedBundle:
     """Read and check one bundle folder of ``bench``.
 
     Manifest and content are both checked, whatever is wrong with the other: when the
     manifest does not parse or its track section is invalid, the content is checked with the
-    track's default settings, so one run lists every problem of the bundle.
+    track's default settings, so one run lists every problem of the bundle. A version in
+    ``clean`` (it passed every check before) skips the content checks.
     """
     label = f"{bench.label}/{path.name}"
     problems: list[Problem] = []
@@ -208,15 +254,19 @@ def load_bundle(
         problems.append(Problem(label, "files", "bundle is empty: only a submission.toml",
                                 "add the track's result files (see docs/submitting.md)"))
     fs = FileSet(label, files)
-    problems += json_problems(fs)
-    problems += gzip_problems(fs)
-    problems += csv_problems(fs)
-    problems += toml_problems(fs)
     chash = content_hash(files)
     bundle_input = None
     if manifest is not None:
         bundle_input = BundleInput(id=path.name, benchmark=bench.id, manifest=manifest,
                                    settings=settings, files=fs, content_hash=chash)
+    known = (clean is not None and not problems and bundle_input is not None
+             and bench.input is not None and (chash, bench.input.content_hash) in clean)
+    if known:
+        return LoadedBundle(path.name, path, label, bundle_input, [])
+    problems += json_problems(fs)
+    problems += gzip_problems(fs)
+    problems += csv_problems(fs)
+    problems += toml_problems(fs)
     track_ok = manifest is not None and not any(
         p.field.startswith(f"{bench.track}.") or p.field == bench.track for p in mprobs)
     probe = bundle_input if track_ok else None
@@ -237,6 +287,7 @@ def load_benchmark(
     *,
     only: Sequence[str] | None = None,
     today: dt.date | None = None,
+    clean: CleanVersions | None = None,
 ) -> LoadedBenchmark:
     """Read and check a benchmark folder and its bundles (all, or those named in ``only``)."""
     label = display(path)
@@ -254,13 +305,17 @@ def load_benchmark(
     bundle_names = [p.name for p in bundle_dirs]
     read = read_folder(path, label, skip_dirs=bundle_names)
     problems += read.problems
-    problems += json_problems(FileSet(label, read.files))
-    problems += gzip_problems(FileSet(label, read.files))
-    problems += csv_problems(FileSet(label, read.files))
-    problems += toml_problems(FileSet(label, read.files))
+    chash = content_hash(read.files)
     manifest, settings, mprobs = load_benchmark_manifest(
         f"{label}/benchmark.toml", read.files.get("benchmark.toml", b""), path.name
     )
+    known = (clean is not None and not read.problems and not mprobs
+             and (chash, BENCHMARK_CONTEXT) in clean)
+    if not known:
+        problems += json_problems(FileSet(label, read.files))
+        problems += gzip_problems(FileSet(label, read.files))
+        problems += csv_problems(FileSet(label, read.files))
+        problems += toml_problems(FileSet(label, read.files))
     problems += mprobs
     track = manifest.get("track") if manifest else None
     track = track if isinstance(track, str) and track in track_names() else None
@@ -277,11 +332,12 @@ def load_benchmark(
             manifest=manifest,
             settings=settings,
             files=FileSet(label, read.files),
-            content_hash=content_hash(read.files),
+            content_hash=chash,
         )
-        problems += _track_problems(
-            "benchmark", get_track(str(track)).validate_benchmark, bench_input
-        )
+        if not known:
+            problems += _track_problems(
+                "benchmark", get_track(str(track)).validate_benchmark, bench_input
+            )
     bench = LoadedBenchmark(path.name, path, label, track, bench_input,
                             cap_per_file(sorted(set(problems))), [], complete=only is None)
     seen: dict[str, str] = {}
@@ -294,12 +350,21 @@ def load_benchmark(
                                           f"duplicates bundle {seen[folded]!r} (ids ignore case)",
                                           "rename one of the two folders"))
         seen[folded] = p.name
-        bench.bundles.append(load_bundle(bench, p, today=today))
+        bench.bundles.append(load_bundle(bench, p, today=today, clean=clean))
     return bench
 
 
-def collect(paths: Sequence[Path], *, today: dt.date | None = None) -> ValidationReport:
+def collect(
+    paths: Sequence[Path],
+    *,
+    today: dt.date | None = None,
+    clean: CleanVersions | None = None,
+) -> ValidationReport:
     """Resolve paths (submissions root, benchmark folders, bundle folders) and check them all.
+
+    ``clean`` (the store's record, :data:`VALIDATOR`) names bundle versions that passed every
+    check before: their content checks are skipped, with the same report as a result. It is
+    ignored when ``today`` is given (a date check may then differ).
 
     Raises
     ------
@@ -349,7 +414,8 @@ def collect(paths: Sequence[Path], *, today: dt.date | None = None) -> Validatio
             for s in subs:
                 wanted[s] = None
     for path in sorted(wanted):
-        bench = load_benchmark(path, only=wanted[path], today=today)
+        bench = load_benchmark(path, only=wanted[path], today=today,
+                               clean=clean if today is None else None)
         report.benchmarks.append(bench)
     lookalikes = lookalike_problems(report.benchmarks)
     for bench in report.benchmarks:

@@ -579,6 +579,38 @@ class Store:
         ).fetchone()
         return str(row[0]) if row and row[0] is not None else None
 
+    def release_scored_with(self, benchmark: str, key: str, *, exclude: str) -> str | None:
+        """A release (not ``exclude``) whose last score of ``benchmark`` had input key ``key``."""
+        row = self.con.execute(
+            "select release from score_runs where benchmark = ? and release <> ? "
+            "and json_extract_string(options, '$.input_key') = ? order by release limit 1",
+            [benchmark, exclude, key],
+        ).fetchone()
+        return str(row[0]) if row else None
+
+    def copy_scores(self, source: str, release: str, benchmark: str) -> int:
+        """Make (release, benchmark)'s scores, charts and run record a copy of ``source``'s.
+
+        For inputs identical to the other release's (same input key): the copy keeps the
+        source's ``computed_at``, when those numbers were computed. Returns the rows copied.
+        """
+        with self.transaction():
+            for table in ("scores", "charts", "score_runs"):
+                self.con.execute(
+                    f"delete from {table} where release = ? and benchmark = ?",
+                    [release, benchmark],
+                )
+                self.con.execute(
+                    f"insert into {table} select * replace (?::varchar as release) "
+                    f"from {table} where release = ? and benchmark = ?",
+                    [release, source, benchmark],
+                )
+            row = self.con.execute(
+                "select count(*) from scores where release = ? and benchmark = ?",
+                [release, benchmark],
+            ).fetchone()
+        return int(row[0]) if row else 0
+
     def scored_benchmarks(self, release: str) -> list[str]:
         """Benchmarks that have a score run in ``release``."""
         rows = self.con.execute(
@@ -631,6 +663,14 @@ class Store:
         ).fetchall()
         want = set(wanted)
         return {(r[0], r[1]): json.loads(r[2]) for r in rows if (r[0], r[1]) in want}
+
+    def verified_keys(self, verifier: str) -> set[tuple[str, str]]:
+        """Every (content hash, context) that ``verifier`` found verified."""
+        rows = self.con.execute(
+            "select content_hash, context from verifications where verifier = ? and verified",
+            [verifier],
+        ).fetchall()
+        return {(r[0], r[1]) for r in rows}
 
     def put_verifications(
         self,
