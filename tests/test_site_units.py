@@ -453,3 +453,47 @@ def test_shown_value_follows_a_display_convention() -> None:
     # anything else is ignored: the computed value is shown
     for bad in ({"value": "nope"}, {"value": float("nan")}, ["inf"], {"value": True}):
         assert shown_value(rec(0.5, bad)) == ("0.5000", "", "")
+
+
+# --------------------------------------------------------------------------- published store
+
+
+def test_concurrent_builds_publish_one_compacted_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """DuckDB never writes the same bytes twice: the first compacted copy of a store is kept.
+
+    Two stores built in turn keep each their copy (no build deletes another's fresh one), and
+    a build that finishes compacting after another build of the same store publishes the
+    other's bytes, so building twice from one store gives one file whatever runs beside it.
+    """
+    import itertools
+
+    import pipeline.store
+    from pipeline.site import exports
+
+    monkeypatch.setenv("GMETER_CACHE_DIR", str(tmp_path / "cache"))
+    copies = itertools.count()
+    race: list[Path] = []
+
+    def compact(src: Path, dest: Path) -> None:  # a new byte string on every call, as DuckDB
+        dest.write_bytes(src.read_bytes() + f"#{next(copies)}".encode())
+        for winner in race:  # another build of this store finished first
+            winner.write_bytes(b"theirs")
+
+    monkeypatch.setattr(pipeline.store, "compact_copy", compact)
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    a.write_bytes(b"store a")
+    b.write_bytes(b"store b")
+    out = tmp_path / "out"
+    out.mkdir()
+    exports._publish_duckdb(a, out / "a1")
+    exports._publish_duckdb(b, out / "b1")
+    exports._publish_duckdb(a, out / "a2")
+    assert (out / "a1").read_bytes() == (out / "a2").read_bytes() == b"store a#0"
+    c = tmp_path / "c.duckdb"
+    c.write_bytes(b"store c")
+    race.append(tmp_path / "cache" / "duckdb" / f"{exports.sha256_file(c)[:32]}.duckdb")
+    exports._publish_duckdb(c, out / "c1")
+    assert (out / "c1").read_bytes() == b"theirs"
+    assert not list((tmp_path / "cache" / "duckdb").glob("*.tmp"))

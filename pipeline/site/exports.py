@@ -14,6 +14,7 @@ import math
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -45,12 +46,19 @@ def export_data(store: Store, dest: Path) -> list[str]:
     return names
 
 
+CACHE_KEEP_SECONDS = 24 * 3600
+"""Compacted copies of other stores are removed once this old: a build never deletes the
+copy another build (of another store, at the same time) is about to publish twice."""
+
+
 def _publish_duckdb(src: Path, target: Path) -> None:
     """Write a compacted copy of the store to ``target``.
 
     DuckDB does not write the same bytes twice, so the compacted file is cached by the SHA-256
     of the store (next to the chart cache): building twice from one store publishes identical
-    bytes. Any failure falls back to copying the store as it is.
+    bytes. Builds running at the same time agree too: the first compacted copy of a store
+    stays (a later one is dropped, never swapped in), and copies of other stores are removed
+    only when stale. Any failure falls back to copying the store as it is.
     """
     from pipeline.site.assets import cache_dir
     from pipeline.store import compact_copy
@@ -61,14 +69,30 @@ def _publish_duckdb(src: Path, target: Path) -> None:
     try:
         if not cached.is_file():
             folder.mkdir(parents=True, exist_ok=True)
-            for old in folder.glob("*.duckdb"):  # keep one: the store only moves forward
-                old.unlink(missing_ok=True)
+            _drop_stale(folder, keep=cached)
             tmp = folder / f"{key}.{os.getpid()}.tmp"
             compact_copy(src, tmp)
-            os.replace(tmp, cached)
+            try:
+                os.link(tmp, cached)  # fails when another build got there first: use its copy
+            except FileExistsError:
+                pass
+            finally:
+                tmp.unlink(missing_ok=True)
+        os.utime(cached)  # in use: not stale for another build
         shutil.copyfile(cached, target)
     except Exception:  # no cache folder, or a DuckDB without COPY FROM DATABASE
         shutil.copyfile(src, target)
+
+
+def _drop_stale(folder: Path, keep: Path) -> None:
+    """Remove compacted copies of other stores not used for :data:`CACHE_KEEP_SECONDS`."""
+    now = time.time()
+    for old in folder.glob("*.duckdb"):
+        try:
+            if old != keep and now - old.stat().st_mtime > CACHE_KEEP_SECONDS:
+                old.unlink(missing_ok=True)
+        except OSError:
+            continue
 
 
 def write_raw_files(store: Store, site: Site, root: Path) -> int:
