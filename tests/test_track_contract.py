@@ -121,6 +121,11 @@ def test_the_registry_discovers_a_new_track(tiny_track: str) -> None:
     assert get_track(tiny_track).title == "Tiny track"
     assert metric_info("tiny_score").label == "tiny score"
     assert all_metrics()["tiny_score"].track == tiny_track
+    # gmeter check looks for each track's integrity module; a track without one has no checks
+    from pipeline.check.registry import all_checks, modules
+
+    assert not [m for m in modules() if tiny_track in m]
+    assert all(c.track != tiny_track for c in all_checks())
 
 
 def test_without_the_folder_the_track_is_unknown() -> None:
