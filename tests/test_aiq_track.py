@@ -81,7 +81,7 @@ def test_bundle_files(bench: Path) -> None:
     assert log["agent"] == "freq,epsilon=0.07" and log["episode_length"] == 100
     assert log["result"]["stages"] == [0, 60, 120, 200]
     header = (b / "samples.csv").read_text().splitlines()[0]
-    assert header == "program_id,program,stratum,sign,seed,reward,steps,cycles,status,stage"
+    assert header == "program_id,program,stratum,sign,seed,reward,steps,cycles,status,stage,weight"
     traces = gzip.decompress((b / "traces" / "actions.csv.gz").read_bytes()).decode()
     first = traces.splitlines()[1].split(",")
     assert len(first[2]) == 100 and set(first[2]) <= set("01234")
@@ -109,7 +109,7 @@ def _forge(src: Path, dst: Path, line: int, edit) -> Path:
 
 def _bump_reward(row: str) -> str:
     cells = row.split(",")
-    i = -5  # reward is the 5th cell from the end (program may contain commas)
+    i = -6  # reward is the 6th cell from the end (program may contain commas)
     cells[i] = repr(float(cells[i]) + 0.5)
     return ",".join(cells)
 

@@ -32,7 +32,7 @@ import os
 import selectors
 import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -144,13 +144,28 @@ class BatchCommandAgent(CommandAgent):
         return np.asarray(acts, np.int64)
 
 
+class BatchAgent(Protocol):
+    """What :func:`run_batch` needs of an agent: a program (cmdbatch:) or a vec: policy."""
+
+    def start_batch(self, items: Sequence[RunItem], runs: list[dict[str, Any]]) -> None:
+        """Begin a batch of runs."""
+
+    def exchange(
+        self, runs: np.ndarray, observations: np.ndarray, rewards: np.ndarray, n: int
+    ) -> np.ndarray:
+        """Percepts of the active runs in, their actions out."""
+
+    def close(self) -> None:
+        """Stop (after an error or an interrupt)."""
+
+
 def run_batch(
     items: Sequence[RunItem],
     settings: AIQSettings,
-    agent: BatchCommandAgent,
+    agent: BatchAgent,
     *,
     record: bool = False,
-    params: Mapping[str, float] | None = None,
+    params: Mapping[str, float | str] | None = None,
 ) -> list[RunResult]:
     r"""Run every item through one batched agent; the results of :func:`run_episode_py`, exactly.
 

@@ -63,16 +63,27 @@ def log_toml(
     return "\n".join(lines) + "\n"
 
 
-def samples_csv(rows: Sequence[SampleRow]) -> str:
-    """Return the text of ``samples.csv`` (rewards in full precision)."""
+def samples_csv(rows: Sequence[SampleRow], weights: Sequence[float]) -> str:
+    """Return the text of ``samples.csv`` (rewards and weights in full precision)."""
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
     w.writerow([c.name for c in SAMPLE_COLUMNS])
-    for r in rows:
+    for r, wt in zip(rows, weights, strict=True):
         reward = "" if r.status != STATUS_OK else repr(float(r.reward))
         w.writerow([r.program_id, r.program, r.stratum, r.sign, r.seed, reward, r.steps,
-                    r.cycles, r.status, r.stage])  # fmt: skip
+                    r.cycles, r.status, r.stage, repr(float(wt))])  # fmt: skip
     return buf.getvalue()
+
+
+def weights_of(run: AIQRun) -> list[float]:
+    """The weight of every logged run (:func:`pipeline.tracks.aiq.score.run_weights`)."""
+    from pipeline.tracks.aiq.score import run_weights
+
+    top = max((r.stratum for r in run.rows), default=0)
+    p = [0.0] * (top + 1)
+    for st in run.estimate.strata:
+        p[st.stratum] = st.p
+    return run_weights(run.method, run.rows, p)
 
 
 def traces_csv(rows: Sequence[SampleRow]) -> str:
@@ -117,7 +128,7 @@ def write_bundle(
             run, program_count=program_count, programs_sha256=programs_sha256,
             simplify=simplify, traces=TRACES if traces else "",
         ).encode(),
-        SAMPLES: samples_csv(run.rows).encode(),
+        SAMPLES: samples_csv(run.rows, weights_of(run)).encode(),
     }  # fmt: skip
     if traces:
         files[TRACES] = gzip_bytes(traces_csv(run.rows))

@@ -22,6 +22,23 @@ cycle), ``terminated`` when the cycle reached the step limit (the AIQ run fails 
 ``steps`` (instructions of the cycle) and ``cycle``; AIQ-v0 adds ``program_id``, ``program``
 and ``stratum``.
 
+**Learning within a run.** AIQ runs every program with both reward signs (antithetic
+pairs), so a policy that does not change during a run scores about 0 whatever it does: only an
+agent that learns *within* the run from the rewards it perceives scores above 0. With
+``observe_last=True`` the observation is a ``Dict`` of ``observation`` (as above),
+``last_action`` (``Discrete(n + 1)``; ``n`` before the first action) and ``last_reward``
+(``Box(-1, 1, (1,))``: the perceived reward of the last cycle divided by 100), the minimum a
+recurrent policy needs to learn in-lifetime.
+
+**Training and scored programs apart.** ``gmeter/AIQ-v0`` with ``split="train"`` (the
+default) draws programs from the benchmark's own sampler and machine with fresh seeds, leaving
+out every program of the scored sample: training never sees the programs the score is
+computed on. ``split="test"`` draws from the scored sample itself (for evaluation only).
+
+**Render modes.** Only ``"ansi"``; any other raises :class:`RenderModeError`, a
+``TypeError`` (and ``ValueError``) so that Stable-Baselines3's ``make_vec_env``, which first
+tries ``render_mode="rgb_array"`` and falls back on ``TypeError``, works unchanged.
+
 **Vector env.** :class:`BFVectorEnv` steps all its machines with one call of the compiled
 kernel (:class:`~pipeline.metrics.aiq.bf_fast.MachineBank`); sub-environments that finish are
 reset on the next step (Gymnasium's ``NEXT_STEP`` autoreset: that step returns the reset
@@ -80,6 +97,11 @@ def observation_space(config: BFConfig) -> spaces.Space[Any]:
     return spaces.MultiDiscrete([config.num_symbols] * config.obs_cells)
 
 
+def action_space(config: BFConfig) -> spaces.Discrete:
+    """``Discrete(num_symbols)``: an action is a symbol."""
+    return spaces.Discrete(config.num_symbols)
+
+
 def to_gym_observation(config: BFConfig, cells: Sequence[int]) -> Any:
     """Observation cells → a member of :func:`observation_space`."""
     if config.obs_cells == 0:
@@ -107,6 +129,33 @@ def _check_common(episode_length: int, sign: int) -> None:
         raise ValueError("sign must be 1 or -1 (the antithetic sign)")
 
 
+class RenderModeError(TypeError, ValueError):
+    """An unsupported ``render_mode`` (a ``TypeError`` for SB3's fallback, a ``ValueError`` too)."""
+
+
+SPLITS = ("train", "test")
+
+
+def last_space(config: BFConfig) -> spaces.Dict:
+    """The ``observe_last`` observation space (see the module docstring)."""
+    return spaces.Dict(
+        {
+            "observation": observation_space(config),
+            "last_action": spaces.Discrete(config.num_symbols + 1),
+            "last_reward": spaces.Box(-1.0, 1.0, (1,), np.float32),
+        }
+    )
+
+
+def with_last(obs: Any, last_action: Any, last_reward: Any) -> dict[str, Any]:
+    """An ``observe_last`` observation (``last_reward`` already divided by 100)."""
+    return {
+        "observation": obs,
+        "last_action": last_action,
+        "last_reward": np.asarray(last_reward, np.float32).reshape(np.shape(last_action) + (1,)),
+    }
+
+
 class BFEnv(gymnasium.Env[Any, np.int64]):
     r"""One BF program as a Gymnasium environment (see the module docstring).
 
@@ -122,6 +171,8 @@ class BFEnv(gymnasium.Env[Any, np.int64]):
         Antithetic sign :math:`\sigma` multiplying every reward (+1).
     render_mode : str, optional
         ``"ansi"``: :meth:`render` returns the last cycle as text.
+    observe_last : bool
+        Observe the previous action and perceived reward too (a ``Dict`` observation).
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 30}  # noqa: RUF012 (gymnasium API)
@@ -132,6 +183,7 @@ class BFEnv(gymnasium.Env[Any, np.int64]):
         episode_length: int = 1000,
         sign: int = 1,
         render_mode: str | None = None,
+        observe_last: bool = False,
         **machine: Any,
     ) -> None:
         from pipeline.metrics.aiq.bf import compile_program
@@ -146,10 +198,16 @@ class BFEnv(gymnasium.Env[Any, np.int64]):
         self.program = compile_program(program)
         self.episode_length = episode_length
         self.sign = sign
-        self.observation_space = observation_space(self.config)
+        self.observe_last = bool(observe_last)
+        self.observation_space = (
+            last_space(self.config) if self.observe_last else observation_space(self.config)
+        )
         self.action_space = spaces.Discrete(self.config.num_symbols)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}")
+            raise RenderModeError(
+                f"render_mode {render_mode!r} is not supported; use one of "
+                f"{self.metadata['render_modes']} or None"
+            )
         self.render_mode = render_mode
         self._machine: Any = None
         self._cycle = 0
@@ -173,11 +231,20 @@ class BFEnv(gymnasium.Env[Any, np.int64]):
         """Blank tapes; the ``%`` stream seeded with ``seed`` (drawn when None)."""
         super().reset(seed=seed)
         self._new_machine(self.program, self._draw_seed(seed))
+        return self._first_observation(), self._info(0)
+
+    def _first_observation(self) -> Any:
         self._cycle = 0
         self._done = False
         self._last = ""
         cells = (self.config.blank,) * self.config.obs_cells
-        return to_gym_observation(self.config, cells), self._info(0)
+        return self._observation(cells, self.config.num_symbols, 0.0)
+
+    def _observation(self, cells: Sequence[int], action: int, reward: float) -> Any:
+        obs = to_gym_observation(self.config, cells)
+        if not self.observe_last:
+            return obs
+        return with_last(obs, np.int64(action), reward / 100.0)
 
     def _info(self, steps: int) -> dict[str, Any]:
         return {"steps": steps, "cycle": self._cycle, "failed": False,
@@ -197,8 +264,9 @@ class BFEnv(gymnasium.Env[Any, np.int64]):
         info = self._info(steps)
         info["failed"] = failed
         self._last = f"cycle {self._cycle}: action {int(action)} reward {reward:g} obs {cells}"
-        return (to_gym_observation(self.config, cells), float(self.sign * reward), failed,
-                truncated, info)  # fmt: skip
+        perceived = float(self.sign * reward)
+        return (self._observation(cells, int(action), perceived), perceived, failed, truncated,
+                info)  # fmt: skip
 
     def render(self) -> str | None:  # type: ignore[override]
         """The last cycle as text (``render_mode="ansi"``)."""
@@ -227,12 +295,57 @@ def load_sample(benchmark: str | Path | None) -> Any:
     return _SAMPLES[key]
 
 
-class AIQEnv(BFEnv):
-    """The AIQ test as an environment: each ``reset`` draws a program from the benchmark's sample.
+class TrainingStream:
+    """Programs from a benchmark's sampler with fresh seeds, none of its scored sample.
 
-    Programs are drawn uniformly from the sample, so stratum :math:`i` comes up with the
-    sample's frequency :math:`p_i` (the estimator's weights); ``info`` names the program, its
-    id and stratum. The machine is the benchmark's; ``sign`` may be ``0`` for a random
+    Blocks of :data:`BLOCK` accepted programs are drawn by the benchmark's own sampler
+    (machine, simplification) with seeds from ``rng``; programs that are in the scored sample
+    are dropped, so training and scoring never share a program.
+    """
+
+    BLOCK = 64
+
+    def __init__(self, bench: Any) -> None:
+        self.bench = bench
+        self.scored = frozenset(bench.sample.programs)
+        self.pool: list[tuple[str, int]] = []
+        self.drawn = 0
+        self.dropped = 0
+
+    def next(self, rng: np.random.Generator) -> tuple[str, int]:
+        """The next training program and its stratum."""
+        from pipeline.metrics.aiq.sampler_fast import sample_block_fast
+
+        while not self.pool:
+            block = sample_block_fast(int(rng.integers(0, 2**63)), self.BLOCK,
+                                      self.bench.config,
+                                      iterated=bool(self.bench.sample.iterated))  # fmt: skip
+            for prog, stratum in zip(block.programs, block.strata, strict=True):
+                self.drawn += 1
+                if prog in self.scored:
+                    self.dropped += 1
+                else:
+                    self.pool.append((prog, stratum))
+            self.pool.reverse()  # pop() then yields the block's order
+        return self.pool.pop()
+
+
+def _check_split(split: str) -> None:
+    if split not in SPLITS:
+        raise ValueError(
+            f"split must be 'train' (programs apart from the scored sample, the default) or "
+            f"'test' (the scored sample), not {split!r}"
+        )
+
+
+class AIQEnv(BFEnv):
+    """The AIQ test as an environment: each ``reset`` draws a program.
+
+    ``split="train"`` (default): a program from the benchmark's sampler that is not in the
+    scored sample (:class:`TrainingStream`); ``split="test"``: a program drawn uniformly from
+    the scored sample, so stratum :math:`i` comes up with the sample's frequency :math:`p_i`
+    (the estimator's weights). ``info`` names the program, its stratum, the split and (test)
+    its id in the sample. The machine is the benchmark's; ``sign`` may be ``0`` for a random
     antithetic sign per episode.
     """
 
@@ -242,33 +355,48 @@ class AIQEnv(BFEnv):
         episode_length: int = 1000,
         sign: int = 1,
         render_mode: str | None = None,
+        split: str = "train",
+        observe_last: bool = False,
     ) -> None:
+        _check_split(split)
         self.bench = load_sample(benchmark)
         machine = {k: getattr(self.bench.config, k) for k in _MACHINE_KEYS}
         self.random_sign = sign == 0
         super().__init__(self.bench.sample.programs[0], episode_length, sign or 1, render_mode,
-                         **machine)  # fmt: skip
+                         observe_last, **machine)  # fmt: skip
+        self.split = split
+        self.stream = TrainingStream(self.bench) if split == "train" else None
         self.program_id = 0
+        self.program_text = self.bench.sample.programs[0]
+        self.stratum = self.bench.sample.strata[0]
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         """Draw a program (and a sign if ``sign=0``), then reset the machine."""
+        from pipeline.metrics.aiq.bf import compile_program
+
         gymnasium.Env.reset(self, seed=seed)
-        progs = self.bench.sample.programs
-        self.program_id = int(self.np_random.integers(0, len(progs)))
+        if self.stream is not None:
+            if seed is not None:
+                self.stream.pool.clear()  # a seeded reset is reproducible: draw anew
+            self.program_text, self.stratum = self.stream.next(self.np_random)
+            self.program_id = -1
+        else:
+            progs = self.bench.sample.programs
+            self.program_id = int(self.np_random.integers(0, len(progs)))
+            self.program_text = progs[self.program_id]
+            self.stratum = self.bench.sample.strata[self.program_id]
         if self.random_sign:
             self.sign = 1 if self.np_random.integers(0, 2) else -1
-        self._new_machine(progs[self.program_id], int(self.np_random.integers(0, 2**63)))
-        self._cycle = 0
-        self._done = False
-        cells = (self.config.blank,) * self.config.obs_cells
-        return to_gym_observation(self.config, cells), self._info(0)
+        self._new_machine(compile_program(self.program_text),
+                          int(self.np_random.integers(0, 2**63)))  # fmt: skip
+        return self._first_observation(), self._info(0)
 
     def _info(self, steps: int) -> dict[str, Any]:
         info = super()._info(steps)
-        info.update(program_id=self.program_id, program=self.bench.sample.programs[self.program_id],
-                    stratum=self.bench.sample.strata[self.program_id], sign=self.sign)  # fmt: skip
+        info.update(program_id=self.program_id, program=self.program_text,
+                    stratum=self.stratum, sign=self.sign, split=self.split)  # fmt: skip
         return info
 
 
@@ -282,7 +410,7 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
         Number of machines.
     program : str, optional
         One program for every machine; or ``programs``, one per machine.
-    episode_length, sign, machine settings
+    episode_length, sign, observe_last, machine settings
         As for :class:`BFEnv`.
     """
 
@@ -298,6 +426,7 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
         programs: Sequence[str] | None = None,
         episode_length: int = 1000,
         sign: int = 1,
+        observe_last: bool = False,
         **machine: Any,
     ) -> None:
         from pipeline.metrics.aiq.bf import compile_program
@@ -318,7 +447,10 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
         self.episode_length = episode_length
         self.signs = np.full(num_envs, float(sign))
         self.programs = [compile_program(p) for p in programs]
-        self.single_observation_space = observation_space(self.config)
+        self.observe_last = bool(observe_last)
+        self.single_observation_space = (
+            last_space(self.config) if self.observe_last else observation_space(self.config)
+        )
         self.single_action_space = spaces.Discrete(self.config.num_symbols)
         self.observation_space = gymnasium.vector.utils.batch_space(
             self.single_observation_space, num_envs
@@ -359,12 +491,26 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
             self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(
                 seed if isinstance(seed, int) else int(seed[0])
             )
+            stream = getattr(self, "stream", None)
+            if stream is not None:
+                stream.pool.clear()
         seeds = self._seeds(seed)
         self._pick(range(self.num_envs))
         self._bank = MachineBank(self.programs, self.config, seeds)
         self._cycle[:] = 0
         self._needs_reset[:] = False
-        return self._observe(self._rows), self._infos(self._rows, np.zeros(self.num_envs, np.int64))
+        obs = self._last(
+            self._observe(self._rows),
+            np.full(self.num_envs, self.config.num_symbols, np.int64),
+            np.zeros(self.num_envs),
+        )
+        return obs, self._infos(self._rows, np.zeros(self.num_envs, np.int64))
+
+    def _last(self, obs: Any, actions: np.ndarray, rewards: np.ndarray) -> Any:
+        """Add the previous action and perceived reward (``observe_last``)."""
+        if not self.observe_last:
+            return obs
+        return with_last(obs, actions, rewards / 100.0)
 
     def _infos(self, rows: np.ndarray, steps: np.ndarray) -> dict[str, Any]:
         return {"steps": steps, "cycle": self._cycle.copy()}
@@ -396,11 +542,14 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
             obs = np.zeros(self.num_envs, np.int64)
         else:
             obs = cells
+        if self.observe_last:  # a reset sub-environment has no previous action yet
+            last = np.where(skip, self.config.num_symbols, acts)
+            obs = self._last(obs, last, np.where(skip, 0.0, rewards))
         return obs, rewards, term, trunc, self._infos(self._rows, steps)
 
 
 class AIQVectorEnv(BFVectorEnv):
-    """The AIQ test, vectorised: every (auto)reset draws a program from the benchmark's sample."""
+    """The AIQ test, vectorised: every (auto)reset draws a program (``split`` as for AIQEnv)."""
 
     def __init__(
         self,
@@ -408,32 +557,45 @@ class AIQVectorEnv(BFVectorEnv):
         benchmark: str | Path | None = None,
         episode_length: int = 1000,
         sign: int = 1,
+        split: str = "train",
+        observe_last: bool = False,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("max_episode_steps", None)
         if kwargs:
             raise TypeError(f"unknown AIQ env settings {sorted(kwargs)}")
+        _check_split(split)
         self.bench = load_sample(benchmark)
         machine = {k: getattr(self.bench.config, k) for k in _MACHINE_KEYS}
         first = self.bench.sample.programs[0]
         super().__init__(num_envs, programs=[first] * num_envs, episode_length=episode_length,
-                         sign=sign, **machine)  # fmt: skip
+                         sign=sign, observe_last=observe_last, **machine)  # fmt: skip
+        self.split = split
+        self.stream = TrainingStream(self.bench) if split == "train" else None
         self.program_ids = np.zeros(num_envs, np.int64)
+        self.strata = np.zeros(num_envs, np.int64)
+        self.program_texts = [first] * num_envs
 
     def _pick(self, rows: Sequence[int]) -> None:
         from pipeline.metrics.aiq.bf import compile_program
 
         progs = self.bench.sample.programs
         for i in rows:
-            pid = int(self.np_random.integers(0, len(progs)))
-            self.program_ids[i] = pid
-            self.programs[i] = compile_program(progs[pid])
+            if self.stream is not None:
+                text, stratum = self.stream.next(self.np_random)
+                self.program_ids[i] = -1
+            else:
+                pid = int(self.np_random.integers(0, len(progs)))
+                text, stratum = progs[pid], self.bench.sample.strata[pid]
+                self.program_ids[i] = pid
+            self.program_texts[i] = text
+            self.strata[i] = stratum
+            self.programs[i] = compile_program(text)
 
     def _infos(self, rows: np.ndarray, steps: np.ndarray) -> dict[str, Any]:
         info = super()._infos(rows, steps)
-        strata = self.bench.sample.strata
         info["program_id"] = self.program_ids.copy()
-        info["stratum"] = np.array([strata[int(p)] for p in self.program_ids], np.int64)
+        info["stratum"] = self.strata.copy()
         return info
 
 
@@ -448,7 +610,7 @@ class GymPolicyAgent:
     for every AIQ agent.
     """
 
-    def __init__(self, target: str, params: Mapping[str, float] | None = None) -> None:
+    def __init__(self, target: str, params: Mapping[str, float | str] | None = None) -> None:
         from pipeline.lab.aiq.external import import_agent_module
 
         module_name, _, name = target.partition(":")

@@ -86,6 +86,23 @@ def execute_batch(
     return run_batch(items, settings, obj, record=record, params=dict(spec.params))
 
 
+def execute_vec_batch(
+    items: Sequence[RunItem],
+    *,
+    agent: str,
+    settings: AIQSettings,
+    record: bool,
+    step_timeout: float = 10.0,
+) -> list[RunResult]:
+    """Run a batch of items through a ``vec:`` policy (module-level, picklable)."""
+    from pipeline.lab.aiq.batch import run_batch
+    from pipeline.lab.aiq.vec_agent import VecPolicyAgent
+
+    spec = parse_agent(agent, settings.episode_length)
+    obj = VecPolicyAgent(spec.target, dict(spec.params))
+    return run_batch(items, settings, obj, record=record, params=dict(spec.params))
+
+
 def map_runs(
     ex: Any,
     spec: AgentSpec,
@@ -102,7 +119,7 @@ def map_runs(
     Batches split the runs evenly over the executor's workers (at most
     :data:`~pipeline.lab.aiq.batch.MAX_BATCH` runs each); results do not depend on it.
     """
-    if spec.kind != "batch":
+    if spec.kind not in ("batch", "vec"):
         fn = functools.partial(execute_run, agent=spec.text, settings=settings, record=record,
                                step_timeout=step_timeout)  # fmt: skip
         return list(ex.map(fn, items, label=label, progress=progress))
@@ -113,7 +130,8 @@ def map_runs(
     workers = max(1, int(getattr(ex, "workers", 1) or 1))
     per = min(MAX_BATCH, math.ceil(len(items) / workers))
     batches = [list(items[i : i + per]) for i in range(0, len(items), per)]
-    fnb = functools.partial(execute_batch, agent=spec.text, settings=settings, record=record,
+    run = execute_batch if spec.kind == "batch" else execute_vec_batch
+    fnb = functools.partial(run, agent=spec.text, settings=settings, record=record,
                             step_timeout=step_timeout)  # fmt: skip
     out: list[RunResult] = []
     for res in ex.map(fnb, batches, label=label, progress=progress, chunksize=1):

@@ -18,9 +18,12 @@ mc-aixi       depth, simulations, horizon, epsilon, decay, c,   ``MC_AIXI`` (ext
 Parameters not given come from the preset of the paper's episode length nearest (on a log
 scale) to the run's; ``module:Class`` names a Python agent class, ``cmd:PROGRAM ARGS`` an
 external program speaking JSON lines one percept at a time, ``cmdbatch:PROGRAM ARGS`` one
-speaking the batched protocol (many runs per message) and ``gym:module:factory[,key=value...]``
-a factory of policies acting on Gymnasium observations (see
-:mod:`pipeline.lab.aiq.external` and :mod:`pipeline.lab.aiq.gym_env`).
+speaking the batched protocol (many runs per message), ``gym:module:factory[,key=value...]``
+a factory of policies acting on Gymnasium observations and ``vec:module:factory[,...]`` a
+factory of batched policies acting on every run of a batch at once (see
+:mod:`pipeline.lab.aiq.external`, :mod:`pipeline.lab.aiq.gym_env` and
+:mod:`pipeline.lab.aiq.vec_agent`). ``gym:`` and ``vec:`` values may be text (e.g.
+``checkpoint=runs/ppo.zip``): a value that is not a number is kept as a string.
 """
 
 from __future__ import annotations
@@ -120,10 +123,11 @@ class AgentSpec:
     ----------
     kind : str
         A reference agent name, ``python`` (``module:Class``), ``command`` (``cmd:...``),
-        ``batch`` (``cmdbatch:...``) or ``gym`` (``gym:module:factory``).
-    params : tuple of (str, float)
+        ``batch`` (``cmdbatch:...``), ``gym`` (``gym:module:factory``) or ``vec``
+        (``vec:module:factory``).
+    params : tuple of (str, float or str)
         Reference agents: every parameter, presets filled in. Others: extra ``key=value``
-        pairs passed to the agent in its settings.
+        pairs passed to the agent in its settings (``gym``/``vec``: numbers or text).
     target : str
         ``module:Class`` or the command line (empty for reference agents).
     preset : int or None
@@ -131,7 +135,7 @@ class AgentSpec:
     """
 
     kind: str
-    params: tuple[tuple[str, float], ...] = ()
+    params: tuple[tuple[str, float | str], ...] = ()
     target: str = ""
     preset: int | None = None
 
@@ -142,12 +146,12 @@ class AgentSpec:
 
     def param_vector(self) -> list[float]:
         """Return every parameter in :data:`PARAM_NAMES` order (MC-AIXI's kernel vector)."""
-        p = dict(self.params)
+        p = {k: float(v) for k, v in self.params}  # reference agents: numbers only
         return [p[k] for k in PARAM_NAMES[self.kind]]
 
     def param(self, name: str) -> float:
-        """Return one parameter by name."""
-        return dict(self.params)[name]
+        """Return one numeric parameter by name."""
+        return float(dict(self.params)[name])
 
     @property
     def text(self) -> str:
@@ -156,8 +160,11 @@ class AgentSpec:
             return f"cmd:{self.target}"
         if self.kind == "batch":
             return f"cmdbatch:{self.target}"
-        head = {"python": self.target, "gym": f"gym:{self.target}"}.get(self.kind, self.kind)
-        return ",".join([head, *(f"{k}={_num(v)}" for k, v in self.params)])
+        head = {"python": self.target, "gym": f"gym:{self.target}",
+                "vec": f"vec:{self.target}"}.get(self.kind, self.kind)  # fmt: skip
+        return ",".join(
+            [head, *(f"{k}={v}" if isinstance(v, str) else f"{k}={_num(v)}" for k, v in self.params)]
+        )
 
     def kernel_args(self) -> tuple[int, list[float]]:
         """Return the agent kind code and parameter vector of :func:`agents_fast.run_episode`.
@@ -165,7 +172,7 @@ class AgentSpec:
         Only the step agents (:data:`STEP_AGENTS`) have one; MC-AIXI's kernel takes
         :meth:`param_vector`.
         """
-        p = dict(self.params)
+        p = {k: float(v) for k, v in self.params}  # step agents have numbers only
         if self.kind == "random":
             return 0, [0.0]
         if self.kind == "freq":
@@ -229,39 +236,42 @@ def parse_agent(text: str, episode_length: int = 1000) -> AgentSpec:
         if not text[9:].strip():
             raise ValueError("cmdbatch: needs a command line, e.g. cmdbatch:python my_agent.py")
         return AgentSpec("batch", (), text[9:].strip())
-    gym = text.startswith("gym:")
-    if gym:
+    policy = text[:4] if text[:4] in ("gym:", "vec:") else ""
+    if policy:
         text = text[4:]
     head, *rest = [p.strip() for p in text.split(",")]
-    extra: list[tuple[str, float]] = []
+    extra: list[tuple[str, float | str]] = []
     positional: list[float] = []
     for part in rest:
         if not part:
             continue
         key, eq, val = part.partition("=")
         try:
-            number = float(val if eq else key)
+            number: float | str = float(val if eq else key)
         except ValueError:
-            raise ValueError(f"{text!r}: {part!r} is not key=number or a number") from None
+            if not (policy and eq and val.strip() and val.strip().isprintable()):
+                raise ValueError(f"{text!r}: {part!r} is not key=number or a number") from None
+            number = val.strip()  # gym:/vec: settings may be text, e.g. a checkpoint path
         if eq:
             extra.append((key.strip().replace("-", "_"), number))
         else:
-            positional.append(number)
-    if gym:
+            positional.append(float(number))
+    if policy:
         mod, _, factory = head.partition(":")
         if positional or not mod or not factory.isidentifier():
             raise ValueError(
-                f"gym:{text!r}: use gym:module:factory[,key=value...] (a callable returning a "
-                "policy; see docs/aiq.md)"
+                f"{policy}{text!r}: use {policy}module:factory[,key=value...] (a callable "
+                "returning a policy; see docs/aiq.md)"
             )
-        return AgentSpec("gym", tuple(extra), head)
+        return AgentSpec(policy[:3], tuple(extra), head)
     name = _ALIASES.get(head.lower())
     if name is None:
         if ":" in head and not positional:
             return AgentSpec("python", tuple(extra), head)
         raise ValueError(
             f"unknown agent {head!r}: use one of {', '.join(REFERENCE_AGENTS)}, "
-            "module:Class, cmd:PROGRAM, cmdbatch:PROGRAM or gym:module:factory"
+            "module:Class, cmd:PROGRAM, cmdbatch:PROGRAM, gym:module:factory or "
+            "vec:module:factory"
         )
     names = PARAM_NAMES[name]
     el = preset_length(episode_length)
@@ -274,6 +284,8 @@ def parse_agent(text: str, episode_length: int = 1000) -> AgentSpec:
         raise ValueError(f"{name} takes at most {len(names)} values ({', '.join(names)})")
     params.update(zip(names, positional, strict=False))
     for key, value in extra:
+        if isinstance(value, str):
+            raise ValueError(f"{name}: {key}={value!r} is not a number")
         if key == "lambda" and name == "q0":
             if value != 0:
                 raise ValueError("q0 has lambda 0; use q-lambda for lambda > 0")

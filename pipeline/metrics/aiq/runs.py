@@ -29,7 +29,7 @@ it. Every run gets a fresh agent and machine, as in the original.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -111,7 +111,7 @@ def run_episode_py(
     seed: int,
     *,
     record: bool = False,
-    params: dict[str, float] | None = None,
+    params: Mapping[str, float | str] | None = None,
     machine_cls: Any = BFMachine,
 ) -> RunResult:
     """Run an agent object (``reset``/``act`` protocol) on ``program`` in plain Python.
@@ -200,7 +200,7 @@ def reference_agent(spec: AgentSpec) -> Any:
     """Return a plain-Python instance of a reference agent (the compiled kernel's twin)."""
     from pipeline.metrics.aiq import agents
 
-    p = dict(spec.params)
+    p = {k: float(v) for k, v in spec.params}  # reference agents have numbers only
     if spec.kind == "random":
         return agents.RandomAgent()
     if spec.kind == "freq":

@@ -46,6 +46,7 @@ class SampleRow:
     status: str
     stage: int
     actions: str = ""
+    weight: float = math.nan
 
 
 SAMPLES = "samples.csv"
@@ -62,6 +63,8 @@ SAMPLE_COLUMNS = (
     Column("cycles", "int", low=0),
     Column("status", "str", choices=(STATUS_OK, STATUS_OVERTIME)),
     Column("stage", "int", low=0),
+    # the run's share of the AIQ (sum of weight × reward = AIQ); optional: older bundles lack it
+    Column("weight", "float", required=False, low=0, high=1, allow_empty=True),
 )
 
 
@@ -109,6 +112,7 @@ def read_rows(fs: FileSet) -> ParsedRows:
                 d["cycles"],
                 d["status"],
                 d["stage"],
+                weight=math.nan if d.get("weight") is None else float(d["weight"]),
             )
         )
         lines.append(lineno)

@@ -70,6 +70,28 @@ def estimate_from_rows(
     return estimate_mc([x for _, x in ok])
 
 
+def run_weights(method: str, rows: Sequence[SampleRow], p: Sequence[float]) -> list[float]:
+    r"""Each logged run's weight :math:`w_j` in the estimate: :math:`\hat\Upsilon = \sum_j w_j r_j`.
+
+    Stratified: a run of a successful antithetic pair in stratum :math:`i` with
+    :math:`k_i` such pairs weighs :math:`p_i / 2k_i`; mc-antithetic: :math:`1/2k` over the
+    :math:`k` successful pairs; mc: :math:`1/n` over the :math:`n` successful runs. Runs that
+    do not count (overtime, or the other run of their pair overtime) weigh 0. The weights sum
+    to 1, so :math:`\sum_j w_j r_j / \sum_j w_j` reproduces the AIQ (rliable and any
+    weighted mean read ``samples.csv`` this way).
+    """
+    pairs = pairs_by_stratum(rows)
+    if method == "stratified":
+        share = {(pid, s): p[s] / (2 * len(d)) for s, d in pairs.items() for pid in d}
+    elif method == "mc-antithetic":
+        k = sum(len(d) for d in pairs.values())
+        share = {(pid, s): 1 / (2 * k) for s, d in pairs.items() for pid in d}
+    else:
+        n = sum(r.status == STATUS_OK for r in rows)
+        return [1 / n if r.status == STATUS_OK else 0.0 for r in rows]
+    return [share.get((r.program_id, r.stratum), 0.0) for r in rows]
+
+
 # --------------------------------------------------------------------------- scoring
 def score_bundle(
     item: tuple[BundleInput, BenchmarkInput] | tuple[BundleInput, BenchmarkInput, Any],

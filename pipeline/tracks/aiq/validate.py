@@ -7,6 +7,8 @@ benchmark's programs in file order, and its traces (if any) must parse.
 
 from __future__ import annotations
 
+from typing import Any
+
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput
 
@@ -76,6 +78,25 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
     if progs is not None and not more and parsed.rows:
         method = str(log.get("method", s.get("method", "stratified")))
         problems += check_programs(parsed, progs, method, fs.where(SAMPLES))
+        problems += _check_weights(parsed, progs.strata, method, fs.where(SAMPLES))
     _, _, more = read_traces(fs)
     problems += more
     return problems
+
+
+def _check_weights(parsed: Any, strata: Any, method: str, where: str) -> list[Problem]:
+    """Logged weights (an optional column) must be the estimator's (``run_weights``)."""
+    import math
+
+    from pipeline.metrics.aiq.sampler import stratum_probabilities
+    from pipeline.tracks.aiq.score import run_weights
+
+    if all(math.isnan(r.weight) for r in parsed.rows):
+        return []
+    want = run_weights(method, parsed.rows, stratum_probabilities(strata))
+    for r, line, w in zip(parsed.rows, parsed.lines, want, strict=True):
+        if math.isnan(r.weight) or abs(r.weight - w) > 1e-9:
+            return [Problem(where, f"line {line}: weight",
+                            f"is {r.weight!r}, the estimator gives this run {w!r}",
+                            "regenerate the bundle with `gmeter aiq run`")]  # fmt: skip
+    return []
