@@ -152,7 +152,7 @@ def with_last(obs: Any, last_action: Any, last_reward: Any) -> dict[str, Any]:
     return {
         "observation": obs,
         "last_action": last_action,
-        "last_reward": np.asarray(last_reward, np.float32).reshape(np.shape(last_action) + (1,)),
+        "last_reward": np.asarray(last_reward, np.float32).reshape((*np.shape(last_action), 1)),
     }
 
 
