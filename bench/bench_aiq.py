@@ -14,6 +14,10 @@ step protocol (``cmd:``, baseline) and the batched one (``cmdbatch:``, timed), 6
 cycles in one process, measured in the same run; identical samples are asserted first. Target:
 batched ≥ 10× the step protocol's cycles/s.
 
+Batched Python policies: one deterministic greedy Q-learner written per run (``gym:``,
+baseline) and batched (``vec:``, timed) on 200 programs × 1000 cycles, identical samples asserted
+first. Target: ``vec:`` ≥ 10× the ``gym:`` agent's cycles/s.
+
 Gymnasium vector env: :class:`~pipeline.lab.aiq.gym_env.BFVectorEnv` with 64 of the aiq-bf5
 programs stepped 1000 times (random actions drawn beforehand) against the compiled engine
 running the Random agent on the same programs (baseline). Target: within 3× of the engine.
@@ -234,9 +238,55 @@ def _vector_env() -> dict[str, Any]:
     }
 
 
+VEC_RUNS = 200
+
+
+def _vec_vs_gym() -> dict[str, Any]:
+    import math
+
+    from pipeline.lab.aiq.runner import run_agent_on_programs
+    from pipeline.metrics.aiq.runs import AIQSettings
+
+    bench = _bench()
+    settings = AIQSettings(bench.config, EPISODE)
+    programs = bench.sample.programs[:VEC_RUNS]
+    seeds = [9000 + i for i in range(VEC_RUNS)]
+    signs = [1 if i % 2 == 0 else -1 for i in range(VEC_RUNS)]
+    fixture = "tests.aiq_fixtures.vec_qlearning"
+
+    def runner(spec: str) -> Any:
+        def run() -> list[tuple[float, int, str]]:
+            res = run_agent_on_programs(spec, programs, settings, seeds, signs, record=True)
+            return [(0.0 if math.isnan(r.score) else r.score, r.steps, r.actions) for r in res]
+
+        return run
+
+    gym, vec = runner(f"gym:{fixture}:make_agent"), runner(f"vec:{fixture}:make_batch")
+    assert gym() == vec(), "gym: and vec: forms of one policy disagree"
+    cycles = VEC_RUNS * EPISODE
+
+    def check(median_s: float, base: float | None) -> bool | None:
+        _rates["vec: policy"] = cycles / median_s
+        if base:
+            _rates["gym: policy"] = cycles / base
+        return None if base is None else base / median_s >= 10
+
+    return {
+        "name": f"aiq_vec_vs_gym ({VEC_RUNS} runs x {EPISODE})",
+        "run": vec,
+        "baseline": gym,
+        "repeat": 3,
+        "target": ">= 10x the gym: agent's cycles/s (same policy, same runs)",
+        "check": check,
+        "note": "tests/aiq_fixtures/vec_qlearning.py, greedy tabular Q-learning written both "
+        "ways; in-process; identical samples asserted before timing",
+    }
+
+
 def benchmarks() -> list[dict[str, Any]]:
     """The AIQ benchmarks (setup and compilation happen here, not in the timed calls)."""
-    return [*(_throughput(a) for a in ORIGINAL), _protocols(), _vector_env(), _reproduction()]
+    return [*(_throughput(a) for a in ORIGINAL), _protocols(), _vec_vs_gym(), _vector_env(),
+            _reproduction()]  # fmt: skip
 
 
 def teardown() -> None:

@@ -126,8 +126,9 @@ def run_cmd(
             "--agent",
             help="random | freq | q0 | q-lambda | hlq-lambda [,key=value...], module:Class, "
             "cmd:PROGRAM ARGS (JSON lines, one percept per message), cmdbatch:PROGRAM ARGS "
-            "(batched JSON lines, many runs per message) or gym:module:factory[,key=value...] "
-            "(a Gymnasium policy factory); see docs/aiq.md.",
+            "(batched JSON lines, many runs per message), gym:module:factory[,key=value...] "
+            "(a Gymnasium policy factory) or vec:module:factory[,key=value...] (a batched "
+            "policy: every run of a batch per call); see docs/aiq.md.",
         ),
     ],
     out: Annotated[Path, typer.Option("--out", help="Bundle folder to write.")],

@@ -157,3 +157,67 @@ def test_vec_policy_errors_name_the_agent_and_cycle():
         with pytest.raises(TaskFailed, match=msg):
             run_agent_on_programs(f"vec:tests.aiq_fixtures.vec_bad:{target}", [",.#"] * 3,
                                   settings, [1, 2, 3])  # fmt: skip
+
+
+def test_training_metadata_is_recorded_and_checked(tmp_path):
+    from pipeline.tracks.aiq.settings import check_log
+
+    ckpt = tmp_path / "policy.bin"
+    ckpt.write_bytes(b"weights")
+    spec = f"{VEC},checkpoint={ckpt},train_seed=7,train_steps=200000"
+    run_to_bundle(spec, 50, 40, 1, tmp_path / "b", benchmark=BENCH)
+    log = tomllib.loads((tmp_path / "b/aiq.toml").read_text())
+    t = log["training"]
+    assert t["seed"] == 7 and t["steps"] == 200000 and t["checkpoint"] == "policy.bin"
+    assert t["checkpoint_setting"] == "checkpoint"
+    import hashlib
+
+    assert t["checkpoint_sha256"] == hashlib.sha256(b"weights").hexdigest()
+    assert "gymnasium" in t["libraries"] and "numpy" in t["libraries"]
+    assert check_log(log, "aiq.toml") == []
+    log["training"]["gpu"] = "yes"
+    assert [p.field for p in check_log(log, "aiq.toml")] == ["training.gpu"]
+
+
+def test_sb3_adapter_resets_in_the_same_step_with_terminal_observations():
+    from pipeline.lab.aiq.gym_env import make_vector
+    from pipeline.lab.aiq.sb3 import SameStepAutoreset
+
+    env = SameStepAutoreset(make_vector("gmeter/BF-v0", 3, program=",.#", episode_length=4,
+                                        observe_last=True))  # fmt: skip
+    env.seed(5)
+    obs = env.reset()
+    assert obs["observation"].shape == (3,)
+    for t in range(1, 9):
+        env.step_async(np.array([1, 2, 3]))
+        obs, rewards, dones, infos = env.step_wait()
+        assert rewards.shape == (3,) and dones.dtype == bool
+        if t % 4 == 0:  # every 4th step ends the episode and starts the next one at once
+            assert dones.all()
+            assert all(i["TimeLimit.truncated"] and "terminal_observation" in i for i in infos)
+            assert (obs["last_action"] == 5).all()  # the new episode's first observation
+            assert infos[0]["terminal_observation"]["last_action"] == 1
+            assert infos[2]["episode"]["l"] == 4
+        else:
+            assert not dones.any() and (obs["last_action"] == [1, 2, 3]).all()
+    aiq = SameStepAutoreset(make_vector("gmeter/AIQ-v0", 2, episode_length=3))
+    aiq.reset()
+    for _ in range(7):
+        aiq.step_async(np.array([0, 1]))
+        aiq.step_wait()
+    assert aiq.get_attr("split") == ["train", "train"]
+
+
+def test_sb3_vec_env_with_stable_baselines3():
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.env_checker import check_env as sb3_check  # noqa: F401
+    from stable_baselines3.common.vec_env import VecEnv
+
+    from pipeline.lab.aiq.sb3 import sb3_vec_env
+
+    env = sb3_vec_env("gmeter/AIQ-v0", num_envs=4, episode_length=20, observe_last=True)
+    assert isinstance(env, VecEnv)
+    env.seed(1)
+    assert env.observation_space.contains({k: v[0] for k, v in env.reset().items()})
+    _, rewards, _, infos = env.step(np.zeros(4, np.int64))
+    assert rewards.shape == (4,) and len(infos) == 4

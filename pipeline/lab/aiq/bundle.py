@@ -60,6 +60,11 @@ def log_toml(
     lines = ["# AIQ run written by `gmeter aiq run`; do not edit (gmeter aiq verify replays it)"]
     lines += [f"{k} = {toml_value(v)}" for k, v in top.items()]
     lines += ["", "[result]"] + [f"{k} = {toml_value(v)}" for k, v in result.items()]
+    from pipeline.lab.aiq.training import training_metadata
+
+    training = training_metadata(run.agent)
+    if training:
+        lines += ["", "[training]"] + [f"{k} = {toml_value(v)}" for k, v in training.items()]
     return "\n".join(lines) + "\n"
 
 

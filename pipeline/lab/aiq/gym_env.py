@@ -515,19 +515,37 @@ class BFVectorEnv(VectorEnv[Any, Any, Any]):
     def _infos(self, rows: np.ndarray, steps: np.ndarray) -> dict[str, Any]:
         return {"steps": steps, "cycle": self._cycle.copy()}
 
+    def _restart(self, rows: list[int]) -> None:
+        """New programs (AIQ) and blank machines for ``rows``."""
+        self._pick(rows)
+        for i in rows:
+            self._bank.set_program(i, self.programs[i])
+        self._bank.reset_rows(rows, self._seeds(None)[: len(rows)])
+        self._cycle[rows] = 0
+        self._needs_reset[rows] = False
+
+    def reset_finished(self, rows: Sequence[int]) -> Any:
+        """Reset ``rows`` now (same-step autoreset, as SB3 expects); their first observations.
+
+        For adapters: after :meth:`step` reported ``rows`` terminated or truncated, this
+        starts their next episodes at once instead of on the next step.
+        """
+        picked = [int(i) for i in rows]
+        self._restart(picked)
+        idx = np.asarray(picked, np.int64)
+        n = len(picked)
+        return self._last(
+            self._observe(idx), np.full(n, self.config.num_symbols, np.int64), np.zeros(n)
+        )
+
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """One cycle of every machine (finished ones are reset instead: NEXT_STEP autoreset)."""
         if self._bank is None:
             raise gymnasium.error.ResetNeeded("call reset() before step()")
         acts = np.asarray(actions).astype(np.int64, copy=False).reshape(self.num_envs)
-        skip = self._needs_reset
+        skip = self._needs_reset.copy()  # _restart clears the flags; this step skips them
         if skip.any():
-            rows = self._rows[skip].tolist()
-            self._pick(rows)
-            for i in rows:
-                self._bank.set_program(i, self.programs[i])
-            self._bank.reset_rows(rows, self._seeds(None)[: len(rows)])
-            self._cycle[skip] = 0
+            self._restart(self._rows[skip].tolist())
         rewards, cells, term, trunc, steps, bad = self._bank.step_all(
             acts, skip, self.signs, self._cycle, self.episode_length
         )
@@ -568,8 +586,9 @@ class AIQVectorEnv(BFVectorEnv):
         self.bench = load_sample(benchmark)
         machine = {k: getattr(self.bench.config, k) for k in _MACHINE_KEYS}
         first = self.bench.sample.programs[0]
+        self.random_sign = sign == 0  # a random antithetic sign per episode, as AIQEnv
         super().__init__(num_envs, programs=[first] * num_envs, episode_length=episode_length,
-                         sign=sign, observe_last=observe_last, **machine)  # fmt: skip
+                         sign=sign or 1, observe_last=observe_last, **machine)  # fmt: skip
         self.split = split
         self.stream = TrainingStream(self.bench) if split == "train" else None
         self.program_ids = np.zeros(num_envs, np.int64)
@@ -591,12 +610,23 @@ class AIQVectorEnv(BFVectorEnv):
             self.program_texts[i] = text
             self.strata[i] = stratum
             self.programs[i] = compile_program(text)
+            if self.random_sign:
+                self.signs[i] = 1.0 if self.np_random.integers(0, 2) else -1.0
 
     def _infos(self, rows: np.ndarray, steps: np.ndarray) -> dict[str, Any]:
         info = super()._infos(rows, steps)
         info["program_id"] = self.program_ids.copy()
         info["stratum"] = self.strata.copy()
+        info["sign"] = self.signs.astype(np.int64)
         return info
+
+
+def make_vector(env_id: str, num_envs: int, **kwargs: Any) -> BFVectorEnv:
+    """The compiled vector env of ``gmeter/BF-v0`` or ``gmeter/AIQ-v0`` (for adapters)."""
+    if env_id not in ENV_IDS:
+        raise ValueError(f"unknown environment {env_id!r}; use one of {', '.join(ENV_IDS)}")
+    cls = BFVectorEnv if env_id == "gmeter/BF-v0" else AIQVectorEnv
+    return cls(num_envs=num_envs, **kwargs)
 
 
 # --------------------------------------------------------------------------- gym: agents

@@ -129,6 +129,8 @@ def score_bundle(
         return {"bundle": bundle.id, "skip": str(exc)}
     ver, record = verify_reusing(bundle.files, bench, kept)
     errors = [str(x) for x in ver.problems if x.severity == "error"]
+    training = log.get("training")
+    more = {"training": training} if isinstance(training, dict) else {}
     logged = log.get("result", {}).get("aiq") if isinstance(log.get("result"), dict) else None
     return {
         "bundle": bundle.id,
@@ -155,6 +157,7 @@ def score_bundle(
             "replay_errors": errors[:5],
             "strata": [{"stratum": r.stratum, "p": r.p, "pairs": r.pairs, "mean": r.mean}
                        for r in est.strata],
+            **more,
         },
         "verification": record,
     }  # fmt: skip

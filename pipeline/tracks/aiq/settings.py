@@ -136,6 +136,17 @@ RESULT_DOMAINS: dict[str, tuple[str, float, float]] = {
 }
 
 
+#: ``[training]`` fields (declared by the submitter or measured by ``gmeter aiq run``).
+TRAINING_DOMAINS: dict[str, tuple[str, float, float]] = {
+    "seed": ("int", 0, MAX_SEED),
+    "steps": ("int", 0, 10**15),
+    "checkpoint_setting": ("str", 1, 100),
+    "checkpoint": ("str", 1, 255),
+    "checkpoint_sha256": ("str", 64, 64),
+    "libraries": ("str", 0, 1000),
+}
+
+
 def _domain_problem(value: Any, kind: str, low: float, high: float, nan_ok: bool) -> str:
     """Return what is wrong with ``value`` for its domain, or ``""``."""
     if kind == "bool":
@@ -189,6 +200,17 @@ def check_log(log: Mapping[str, Any], where: str) -> list[Problem]:
                 msg = "is not a known field" if dom is None else _domain_problem(rvalue, *dom, True)
                 if msg:
                     problems.append(Problem(where, f"result.{rkey}", msg, fix))
+            continue
+        if key == "training":
+            if not isinstance(value, dict):
+                problems.append(Problem(where, "training", "must be a table", fix))
+                continue
+            for tkey, tvalue in value.items():
+                tdom = TRAINING_DOMAINS.get(tkey)
+                msg = "is not a known field" if tdom is None else _domain_problem(
+                    tvalue, *tdom, False)  # fmt: skip
+                if msg:
+                    problems.append(Problem(where, f"training.{tkey}", msg, fix))
             continue
         dom = LOG_DOMAINS.get(key)
         msg = "is not a known field" if dom is None else _domain_problem(value, *dom, False)
