@@ -273,8 +273,7 @@ def import_maya_experiment(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``delta``, ``omega``, ``gindex`` and the ``import`` group."""
+    """Add ``delta``, ``omega`` and the ``import`` group (``gindex``: cli/gindex_run_cmds.py)."""
     app.command("delta")(delta_cmd)
     app.command("omega")(omega_cmd)
-    app.command("gindex")(gindex_cmd)
     app.add_typer(import_app, name="import")
