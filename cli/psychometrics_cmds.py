@@ -29,25 +29,36 @@ def fa_cmd(
     factors: Annotated[
         int, typer.Option("--factors", help="Number of factors.", min=1, max=20)
     ] = 1,
+    correlation: Annotated[
+        str,
+        typer.Option(
+            "--correlation",
+            help="pearson, or tetrachoric for 0/1 items (R psych's defaults: 0.5 in empty "
+            "cells, smoothing).",
+        ),
+    ] = "pearson",
     fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
 ) -> None:
-    """Minimum-residual factor analysis on Pearson correlations (unrotated).
+    """Minimum-residual factor analysis on Pearson or tetrachoric correlations (unrotated).
 
     Prints the first factor's loadings per item, their mean and range, and the proportion of
     variance the first factor explains. Constant columns are reported and dropped. JSON:
     {"loadings": {item: value}, "mean_loading", "min_loading", "max_loading",
-    "variance_explained", ...}.
+    "variance_explained", "warnings", ...}.
     """
     import json
 
+    from pipeline.errors import UsageError
     from pipeline.lab.generality import psychometrics as ps
 
     _check_format(fmt)
-    fa = ps.factor_analysis(responses, factors)
+    if correlation not in ("pearson", "tetrachoric"):
+        raise UsageError(f"--correlation {correlation!r}", hint="use pearson or tetrachoric")
+    fa = ps.factor_analysis(responses, factors, correlation)  # type: ignore[arg-type]
     if fa.dropped:
         info(f"warning: {len(fa.dropped)} constant column(s) dropped: {', '.join(fa.dropped)}")
-    if not fa.converged:
-        info("warning: the minres search did not report convergence")
+    for w in fa.warnings:
+        info(f"warning: {w}")
     summary = ps.fa_summary(fa)
     if fmt == "json":
         console.out(json.dumps(summary, indent=2, ensure_ascii=False))
@@ -66,23 +77,37 @@ def fa_cmd(
         t.add_row(item, *(f"{v:.3f}" for v in row), f"{u:.3f}")
     console.print(t)
     info(
-        f"{fa.n_agents} agents × {len(fa.items)} items; mean loading "
+        f"{fa.n_agents} agents × {len(fa.items)} items ({fa.correlation}); mean loading "
         f"{summary['mean_loading']:.3f} (from {summary['min_loading']:.3f} to "
         f"{summary['max_loading']:.3f}); first factor explains "
         f"{summary['variance_explained']:.3f} of the variance"
     )
 
 
+def _fmt(v: object) -> str:
+    return "—" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+
 def irt_cmd(
     responses: Annotated[Path, typer.Argument(help=RESPONSES_HELP)],
     model: Annotated[str, typer.Option("--model", help="1pl or 2pl.")] = "2pl",
+    persons: Annotated[
+        bool,
+        typer.Option(
+            "--persons",
+            help="Print the agents' abilities (EAP theta with standard error), one row per "
+            "agent, instead of the items.",
+        ),
+    ] = False,
     fmt: Annotated[str, typer.Option("--format", help="table, csv or json.")] = "table",
 ) -> None:
-    """Item difficulty and discrimination by marginal maximum likelihood (1PL/2PL IRT).
+    """Item parameters with standard errors, fit and abilities by marginal maximum likelihood.
 
     Responses in [0, 1] (graded values binarised at 0.5; NA = not attempted). CSV columns:
-    item,difficulty,discrimination,p_correct. Items everyone passed or failed are reported
-    and left out (their difficulty is infinite). No standard errors: the estimator gives none.
+    item,difficulty,discrimination,p_correct,difficulty_se,discrimination_se,n_answered,
+    infit,outfit,sx2,sx2_df,sx2_p,flags; with --persons: agent,theta,theta_se,answered,score.
+    Convergence, reliability, Andersen's test (1PL) and warnings go to stderr (and into the
+    JSON document). Items everyone passed or failed are reported and left out.
     """
     from pipeline.errors import UsageError
     from pipeline.lab.generality import psychometrics as ps
@@ -90,7 +115,8 @@ def irt_cmd(
     _check_format(fmt)
     if model not in ("1pl", "2pl"):
         raise UsageError(f"--model {model!r}", hint="use 1pl or 2pl")
-    res = ps.irt(responses, model)  # type: ignore[arg-type]
+    run = ps.irt(responses, model)  # type: ignore[arg-type]
+    res = run.result
     if res.dropped:
         info(
             f"warning: {len(res.dropped)} item(s) without a finite difficulty left out: "
@@ -98,26 +124,62 @@ def irt_cmd(
         )
     if res.binarised:
         info(f"note: {res.binarised} graded response(s) binarised (>= 0.5 counts as correct)")
-    if fmt == "csv":
-        console.out(ps.irt_csv(res), end="")
-        return
+    for w in res.warnings:
+        info(f"warning: {w}")
+    _report(ps.irt_summary(res))
     if fmt == "json":
-        console.out(ps.irt_json(res))
+        console.out(ps.irt_json(run, persons))
+        return
+    if fmt == "csv":
+        console.out(ps.persons_csv(run) if persons else ps.irt_csv(res), end="")
         return
     from rich.table import Table
 
     t = Table(show_edge=False)
-    for c in ("item", "difficulty", "discrimination", "p_correct"):
-        t.add_column(c, justify="left" if c == "item" else "right")
-    for r in ps.irt_rows(res):
-        t.add_row(
-            r["item"],
-            f"{r['difficulty']:.3f}",
-            f"{r['discrimination']:.3f}",
-            f"{r['p_correct']:.3f}",
-        )
+    rows = ps.person_rows(run) if persons else ps.irt_rows(res)
+    shown = PERSON_TABLE if persons else ITEM_TABLE
+    for c, label in shown.items():
+        t.add_column(label, justify="left" if c in ("item", "agent", "flags") else "right")
+    for r in rows:
+        t.add_row(*(_fmt(r[c]) for c in shown))
     console.print(t)
-    info(f"{res.model.upper()} on {res.n_agents} agents × {len(res.items)} items")
+
+
+#: Table columns (key → header): the CSV has more.
+ITEM_TABLE = {
+    "item": "item",
+    "difficulty": "b",
+    "difficulty_se": "se(b)",
+    "discrimination": "a",
+    "discrimination_se": "se(a)",
+    "infit": "infit",
+    "outfit": "outfit",
+    "sx2_p": "S-X² p",
+    "flags": "flags",
+}
+PERSON_TABLE = {"agent": "agent", "theta": "θ", "theta_se": "se(θ)", "answered": "answered",
+                "score": "score"}
+
+
+def _report(summary: dict[str, object]) -> None:
+    conv = summary["convergence"]
+    rel = summary["reliability"]
+    assert isinstance(conv, dict) and isinstance(rel, dict)
+    info(
+        f"{str(summary['model']).upper()} on {summary['n_agents']} agents × "
+        f"{summary['n_items']} items: "
+        + ("converged" if conv["converged"] else "NOT converged")
+        + f" ({conv['em_iterations']} EM + {conv['newton_iterations']} Newton iterations, "
+        f"largest |score| {conv['max_abs_gradient']:.1e}, log-likelihood "
+        f"{conv['log_likelihood']:.3f}); reliability {_fmt(rel['empirical'])} (empirical), "
+        f"{_fmt(rel['marginal'])} (marginal)"
+    )
+    test = summary["andersen_test"]
+    if isinstance(test, dict):
+        info(
+            f"Andersen's LR test of the Rasch model (median split): LR = "
+            f"{test['statistic']:.2f}, df = {test['df']}, p = {test['p_value']:.2g}"
+        )
 
 
 def register(app: typer.Typer) -> None:
@@ -130,5 +192,5 @@ def register(app: typer.Typer) -> None:
     app.command(
         "irt",
         help="1PL/2PL item response theory of a response matrix: item difficulty and "
-        "discrimination by marginal maximum likelihood.",
+        "discrimination with standard errors, item fit, abilities (--persons), reliability.",
     )(irt_cmd)

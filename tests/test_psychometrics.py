@@ -1,4 +1,4 @@
-"""Factor analysis (minres) and IRT (girth MML): golden numbers, recovery, broken inputs."""
+"""Factor analysis (minres) and IRT (MML): golden numbers, recovery, broken inputs."""
 
 from __future__ import annotations
 

@@ -216,8 +216,7 @@ def minres(
         )
     if smoothed:
         notes.append(
-            "the tetrachoric matrix was not positive definite and was smoothed (psych's "
-            "cor.smooth)"
+            "the tetrachoric matrix was not positive definite and was smoothed (psych's cor.smooth)"
         )
     return FactorResult(
         items=names,

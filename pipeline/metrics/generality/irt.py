@@ -135,9 +135,7 @@ class IrtResult:
     warnings: tuple[str, ...]
 
 
-def _standard_errors(
-    fit: mml.MmlFit, one_slope: bool
-) -> tuple[np.ndarray, np.ndarray, bool]:
+def _standard_errors(fit: mml.MmlFit, one_slope: bool) -> tuple[np.ndarray, np.ndarray, bool]:
     r"""SE of :math:`a_i` and of :math:`b_i = -c_i/a_i` (delta method) from the information.
 
     .. math::

@@ -1,8 +1,8 @@
-"""Marginal maximum likelihood for the 1PL and 2PL models: Bock–Aitkin EM, then Newton.
+r"""Marginal maximum likelihood for the 1PL and 2PL models: Bock–Aitkin EM, then Newton.
 
 The estimator behind :func:`pipeline.metrics.generality.irt.fit_irt`. Abilities are integrated
 out over a fixed quadrature of the standard normal (:func:`quadrature`); item parameters are
-estimated in slope–intercept form :math:`z = a\\theta + c` (difficulty :math:`b = -c/a`).
+estimated in slope–intercept form :math:`z = a\theta + c` (difficulty :math:`b = -c/a`).
 
 EM (Bock & Aitkin 1981) is robust far from the optimum but slow near it; once its steps are
 small, Newton–Raphson on the marginal log-likelihood with the observed information (Louis
@@ -49,12 +49,12 @@ def quadrature(points: int = QUAD_POINTS, limit: float = QUAD_LIMIT) -> Quadratu
 
 @dataclass(frozen=True)
 class MmlFit:
-    """The result of :func:`estimate`.
+    r"""The result of :func:`estimate`.
 
     Attributes
     ----------
     a, c : np.ndarray
-        Slopes and intercepts per item (:math:`P = \\sigma(a\\theta + c)`).
+        Slopes and intercepts per item (:math:`P = \sigma(a\theta + c)`).
     information : np.ndarray
         Observed information of the free parameters at the estimate.
     jacobian : np.ndarray
@@ -105,9 +105,7 @@ def node_loglik(d: Data, a: np.ndarray, c: np.ndarray, quad: Quadrature) -> np.n
     return np.asarray(d.ones @ -np.logaddexp(0.0, -z) + d.zeros @ -np.logaddexp(0.0, z))
 
 
-def posterior(
-    d: Data, a: np.ndarray, c: np.ndarray, quad: Quadrature
-) -> tuple[np.ndarray, float]:
+def posterior(d: Data, a: np.ndarray, c: np.ndarray, quad: Quadrature) -> tuple[np.ndarray, float]:
     """Posterior weights of each agent over the nodes, and the marginal log-likelihood."""
     lj = node_loglik(d, a, c, quad) + np.log(quad.weights)
     norm = logsumexp(lj, axis=1)
@@ -140,9 +138,7 @@ def _m_step(
     return (hcc * ga - hac * gc) / det, (haa * gc - hac * ga) / det
 
 
-def observed_information(
-    d: Data, a: np.ndarray, c: np.ndarray, quad: Quadrature
-) -> np.ndarray:
+def observed_information(d: Data, a: np.ndarray, c: np.ndarray, quad: Quadrature) -> np.ndarray:
     r"""Observed information of ``[a_1..a_p, c_1..c_p]`` by Louis' (1982) identity.
 
     With :math:`s_{jq}` the complete-data score of agent j at node q (for item i,

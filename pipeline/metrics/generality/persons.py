@@ -58,10 +58,14 @@ def eap(y: np.ndarray, a: np.ndarray, c: np.ndarray, quad: Quadrature | None = N
 
 
 def empirical_reliability(ab: Abilities) -> float:
-    r"""Empirical (EAP) reliability :math:`\mathrm{Var}(\hat\theta) / (\mathrm{Var}(\hat\theta)
-    + \overline{\mathrm{SE}^2})`.
+    r"""Empirical (EAP) reliability of the measured agents.
 
-    The share of the estimated abilities' variance that is not measurement error; NaN for
+    .. math::
+
+        \rho_{emp} = \frac{\mathrm{Var}(\hat\theta)}{\mathrm{Var}(\hat\theta)
+            + \overline{\mathrm{SE}^2}},
+
+    the share of the estimated abilities' variance that is not measurement error; NaN for
     fewer than 2 agents. (R mirt's ``empirical_rxx``; Var with divisor n − 1.)
 
     References

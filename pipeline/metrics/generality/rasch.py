@@ -30,16 +30,16 @@ class CmlFit:
 
 @dataclass(frozen=True)
 class AndersenTest:
-    """The result of :func:`andersen_test`.
+    r"""The result of :func:`andersen_test`.
 
     Attributes
     ----------
     statistic : float
-        :math:`LR = 2(\\sum_g \\ell_g - \\ell)`.
+        :math:`LR = 2(\sum_g \ell_g - \ell)`.
     df : int
         :math:`(G - 1)(k - 1)`.
     p_value : float
-        Upper tail of :math:`\\chi^2_{df}`.
+        Upper tail of :math:`\chi^2_{df}`.
     agents : int
         Agents with complete responses used.
     low, high : int
@@ -188,8 +188,8 @@ def andersen_test(y: np.ndarray, items: tuple[str, ...]) -> AndersenTest | None:
     if min(g.shape[0] for g in groups) == 0:
         return None
     constant = np.zeros(complete.shape[1], dtype=bool)
-    for g in groups + [complete]:
-        constant |= (g.min(axis=0) == g.max(axis=0))
+    for g in [*groups, complete]:
+        constant |= g.min(axis=0) == g.max(axis=0)
     keep = ~constant
     if int(keep.sum()) < 2:
         return None

@@ -30,7 +30,7 @@ EIG_TOL = 1e-12
 
 @dataclass(frozen=True)
 class TetrachoricResult:
-    """The result of :func:`tetrachoric`.
+    r"""The result of :func:`tetrachoric`.
 
     Attributes
     ----------
@@ -41,7 +41,7 @@ class TetrachoricResult:
     rho : np.ndarray
         ``(items, items)`` tetrachoric correlation matrix (after smoothing, if any).
     tau : np.ndarray
-        Thresholds :math:`\\tau_i = -\\Phi^{-1}(\\bar y_i)` on the latent normal scale.
+        Thresholds :math:`\tau_i = -\Phi^{-1}(\bar y_i)` on the latent normal scale.
     corrected_pairs : int
         Pairs whose 2 × 2 table had an empty cell (filled with :data:`ZERO_CELL`).
     smoothed : bool
