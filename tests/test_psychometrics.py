@@ -162,3 +162,9 @@ def test_board_psychometric_view_on_mazes_matches_the_supplement():
     scatter = res.charts["generality_psychometric_irt"]
     assert scatter["x"]["field"] == "difficulty" and len(scatter["records"]) == 23
     assert any("what generality" not in n and "relabelled g factor" in n for n in res.notes)
+    # what a psychometrician also reads: standard errors, reliability, tetrachoric loadings
+    assert all(0 < p["irt_difficulty_se"] < 1 for p in scatter["records"])
+    assert irt["converged"] and 0.5 < irt["reliability_empirical"] < 1
+    tet = res.charts["generality_psychometric"]["fa"]["tetrachoric"]
+    assert tet["mean_loading"] == pytest.approx(0.4649, abs=0.001)
+    assert any("reliability" in n for n in res.notes)

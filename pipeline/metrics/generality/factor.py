@@ -265,8 +265,9 @@ def minres_matrix(
     notes = []
     if n_agents < MIN_AGENTS or n_agents < AGENTS_PER_ITEM * p:
         notes.append(
-            f"small sample: {n_agents} agents for {p} items (fewer than {MIN_AGENTS} agents or "
-            f"{AGENTS_PER_ITEM} per item); the loadings may not replicate"
+            f"small sample: {n_agents} agents for {p} items, at least "
+            f"{max(MIN_AGENTS, AGENTS_PER_ITEM * p)} recommended ({AGENTS_PER_ITEM} per item); "
+            "the loadings may not replicate"
         )
     heywood = [i for i, v in zip(items, psi, strict=True) if v <= PSI_LOW * (1 + 1e-6)]
     if heywood:

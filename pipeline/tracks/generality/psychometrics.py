@@ -32,8 +32,9 @@ FA_MIN_AGENTS = 20
 FA_MIN_ITEMS = 5
 IRT_MIN_AGENTS = 100
 IRT_MIN_ITEMS = 5
-#: The board fits IRT only up to this many item × agent cells (girth's MML takes about 40 s
-#: for iris' 419 × 133); larger benchmarks get a note pointing at ``gmeter irt``.
+#: The board fits IRT only up to this many item × agent cells (the MML fit, its item fit and
+#: standard errors grow with items² × agents); larger benchmarks get a note pointing at
+#: ``gmeter irt``.
 IRT_BOARD_MAX_CELLS = 20000
 #: Transforms whose per-item responses are correct/incorrect-like values in [0, 1].
 IRT_TRANSFORMS = ("intrinsic", "irt")
@@ -121,6 +122,8 @@ def board_view(
                 f"{first.min():.3f} to {first.max():.3f}), first factor explains "
                 f"{fa.variance_explained[0]:.3f} of the variance"
             )
+            notes += [f"psychometric view, factor analysis: {w}" for w in fa.warnings]
+            notes += _tetrachoric_fa(complete, fa_items, chart["fa"])
     if transform not in IRT_TRANSFORMS:
         msg = (
             f"psychometric view: no IRT — the {transform or 'declared'} transform's "
@@ -148,6 +151,37 @@ def board_view(
     notes += _per_bundle_fa(an, fa_matrix is None)
     notes.append(WHAT_GENERALITY_ADDS)
     return BoardView(chart, notes)
+
+
+def _tetrachoric_fa(
+    values: np.ndarray, items: tuple[str, ...], panel: dict[str, Any]
+) -> list[str]:
+    """On 0/1 responses, FA on tetrachoric correlations too (what psychometrics reports)."""
+    if not np.isin(values, (0.0, 1.0)).all():
+        return []
+    try:
+        fa = minres(values, items, 1, "tetrachoric")
+    except GmeterError:
+        return []
+    first = fa.first
+    panel["tetrachoric"] = {
+        "mean_loading": _num(first.mean()),
+        "min_loading": _num(first.min()),
+        "max_loading": _num(first.max()),
+        "variance_explained": _num(fa.variance_explained[0]),
+        "corrected_pairs": fa.corrected_pairs,
+        "smoothed": fa.smoothed,
+    }
+    return [
+        f"psychometric view: on tetrachoric correlations (0/1 items; R psych's defaults) the "
+        f"mean loading is {first.mean():.3f} (from {first.min():.3f} to {first.max():.3f}) "
+        f"and the first factor explains {fa.variance_explained[0]:.3f}: Pearson (phi) "
+        "correlations of pass/fail items understate the loadings"
+    ] + [
+        f"psychometric view, tetrachoric factor analysis: {w}"
+        for w in fa.warnings
+        if not w.startswith("small sample")  # said once, by the Pearson analysis
+    ]
 
 
 def _per_bundle_fa(an: Analysis, raw_items: bool) -> list[str]:
@@ -208,23 +242,37 @@ def _irt_panel(
         "pearson_mean_response": _num(r_p),
         "spearman_mean_response": _num(rho_p),
         "dropped_items": len(fit.dropped),
+        "converged": fit.convergence.converged,
+        "reliability_empirical": _num(fit.reliability_empirical),
+        "reliability_marginal": _num(fit.reliability_marginal),
+        "warnings": list(fit.warnings),
         "points": [
             {
                 "item": i,
                 "difficulty": _num(dd),
                 "irt_difficulty": _num(bb),
+                "irt_difficulty_se": _num(float(fit.difficulty_se[fit.items.index(i)])),
                 "discrimination": _num(float(fit.discrimination[fit.items.index(i)])),
+                "discrimination_se": _num(float(fit.discrimination_se[fit.items.index(i)])),
                 "mean_response": _num(pp),
+                "flags": " ".join(fit.flags[fit.items.index(i)]),
             }
             for i, dd, bb, pp in zip(names, d, b, p, strict=True)
         ],
     }
-    note = (
+    se = fit.difficulty_se[np.isfinite(fit.difficulty_se)]
+    notes = [
         f"psychometric view: 2PL IRT difficulty vs the benchmark's difficulty over "
         f"{len(names)} items: Pearson {r_d:.2f}, Spearman {rho_d:.2f}; vs the item mean "
-        f"response: Pearson {r_p:.2f}"
-    )
-    return panel, [note]
+        f"response: Pearson {r_p:.2f}",
+        f"psychometric view: 2PL IRT "
+        + ("converged" if fit.convergence.converged else "did NOT converge")
+        + (f"; median standard error of a difficulty {np.median(se):.2f} logits" if se.size else "")
+        + f"; reliability {fit.reliability_empirical:.2f} (empirical), "
+        f"{fit.reliability_marginal:.2f} (marginal)",
+    ]
+    notes += [f"psychometric view, IRT: {w}" for w in fit.warnings]
+    return panel, notes
 
 
 def chart_data(view: BoardView) -> dict[str, Any]:
