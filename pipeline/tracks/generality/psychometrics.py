@@ -265,7 +265,7 @@ def _irt_panel(
         f"psychometric view: 2PL IRT difficulty vs the benchmark's difficulty over "
         f"{len(names)} items: Pearson {r_d:.2f}, Spearman {rho_d:.2f}; vs the item mean "
         f"response: Pearson {r_p:.2f}",
-        f"psychometric view: 2PL IRT "
+        "psychometric view: 2PL IRT "
         + ("converged" if fit.convergence.converged else "did NOT converge")
         + (f"; median standard error of a difficulty {np.median(se):.2f} logits" if se.size else "")
         + f"; reliability {fit.reliability_empirical:.2f} (empirical), "
