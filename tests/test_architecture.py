@@ -15,7 +15,6 @@ HOMES = {
     "duckdb": {"pipeline/store/__init__.py"},
     "jinja2": {"pipeline/site/render.py"},
     "altair": {"pipeline/site/charts.py"},
-    "girth": {"pipeline/metrics/generality/irt.py"},
     "sklearn": {"pipeline/lab/similarity/sklearn_suite.py"},
     # one home per paper that uses it: AIQ as environments, the similarity track's Gym suite
     "gymnasium": {"pipeline/lab/aiq/gym_env.py", "pipeline/lab/aiq/gym_hook.py",

@@ -162,9 +162,8 @@ class AgentSpec:
             return f"cmdbatch:{self.target}"
         head = {"python": self.target, "gym": f"gym:{self.target}",
                 "vec": f"vec:{self.target}"}.get(self.kind, self.kind)  # fmt: skip
-        return ",".join(
-            [head, *(f"{k}={v}" if isinstance(v, str) else f"{k}={_num(v)}" for k, v in self.params)]
-        )
+        values = (f"{k}={v}" if isinstance(v, str) else f"{k}={_num(v)}" for k, v in self.params)
+        return ",".join([head, *values])
 
     def kernel_args(self) -> tuple[int, list[float]]:
         """Return the agent kind code and parameter vector of :func:`agents_fast.run_episode`.
