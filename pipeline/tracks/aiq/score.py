@@ -20,6 +20,7 @@ from pipeline.metrics.aiq.estimator import (
     estimate_stratified,
 )
 from pipeline.tracks.aiq.bundle import STATUS_OK, SampleRow
+from pipeline.tracks.aiq.settings import AIQBenchmarkSettings, settings_of
 from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 
 
@@ -172,6 +173,7 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     from pipeline.executor import InProcessExecutor
     from pipeline.tracks.aiq.verify import VERIFIER, verification_context
 
+    s = settings_of(bench)
     ex = ctx.executor or InProcessExecutor()
     ordered = sorted(bundles, key=lambda b: b.id)
     # Each bundle version is replayed once per program sample and machine version: kept
@@ -227,22 +229,21 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         "x": {"field": "episode_length", "label": "episode length", "unit": "cycles"},
         "y": {"field": "aiq", "label": "AIQ", "unit": "reward per cycle"},
         "records": sorted(by_length, key=lambda r: (r["series"], r["episode_length"] or 0))
-        + _paper_points(bench),
+        + _paper_points(s),
     }
-    lengths = _length_distribution(bench)
+    lengths = _length_distribution(bench, s.sampler_file)
     if lengths:
         result.charts["aiq_program_lengths"] = lengths
     return result
 
 
-def _paper_points(bench: BenchmarkInput) -> list[dict[str, Any]]:
+def _paper_points(s: AIQBenchmarkSettings) -> list[dict[str, Any]]:
     """Return the paper's AIQ per agent and episode length (for the paper's BF(5) only)."""
     from pipeline.metrics.aiq.agent_specs import PAPER_AIQ
 
-    s = bench.settings
     paper_machine = dict(num_symbols=5, obs_cells=1, reverse_output=False, max_steps=1000,
                          discount=1.0, simplify="single-pass")  # fmt: skip
-    if any(s.get(k, v) != v for k, v in paper_machine.items()):
+    if any(getattr(s, k) != v for k, v in paper_machine.items()):
         return []
     return [
         {"agent": f"{agent} (paper)", "series": f"paper {agent}", "episode_length": el,
@@ -251,9 +252,8 @@ def _paper_points(bench: BenchmarkInput) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-def _length_distribution(bench: BenchmarkInput) -> dict[str, Any] | None:
+def _length_distribution(bench: BenchmarkInput, path: str) -> dict[str, Any] | None:
     """Program-length distribution sampled vs accepted (paper Fig. 3) from sampler.json."""
-    path = str(bench.settings.get("sampler_file", "reference/sampler.json"))
     if not bench.files.has(path):
         return None
     try:

@@ -4,7 +4,8 @@
 discount, the estimator and the program sample, bounds from :mod:`pipeline.tracks.aiq.limits`),
 :class:`AIQSubmissionSettings` (the optional ``[aiq]`` section of ``submission.toml``) and the
 flat settings a bundle logs in ``aiq.toml`` (:data:`LOG_DOMAINS`, :func:`check_log`). The one
-place of the track that parses TOML (:func:`read_log`).
+place of the track that parses TOML (:func:`read_log`). Validation and scoring read the
+benchmark's section typed (:func:`settings_of`).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from pipeline.errors import Problem
-from pipeline.inputs import FileSet
+from pipeline.inputs import BenchmarkInput, FileSet
 from pipeline.tracks.aiq.limits import (
     MAX_EPISODE_LENGTH,
     MAX_INPUT_TAPE,
@@ -168,6 +169,11 @@ def _domain_problem(value: Any, kind: str, low: float, high: float, nan_ok: bool
     if kind == "float" and low == 0.0 and high == 1.0:  # the discount: 0 < d <= 1
         return "" if 0.0 < value <= 1.0 else f"is {value!r}, outside (0, 1]"
     return "" if low <= value <= high else f"is {value!r}, outside {low:g}..{high:g}"
+
+
+def settings_of(bench: BenchmarkInput) -> AIQBenchmarkSettings:
+    """The benchmark's ``[aiq]`` section as its model (validated by the manifest already)."""
+    return AIQBenchmarkSettings.model_validate(dict(bench.settings))
 
 
 def check_log(log: Mapping[str, Any], where: str) -> list[Problem]:

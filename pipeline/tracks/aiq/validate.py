@@ -11,9 +11,9 @@ from typing import Any
 
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput
+from pipeline.tracks.aiq.settings import settings_of
 
 
-# --------------------------------------------------------------------------- validation
 def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
     """Check that the program sample parses and matches the declared count."""
     from pipeline.tracks.aiq.verify import benchmark_programs
@@ -21,9 +21,9 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
     parsed, problems = benchmark_programs(bench)
     if parsed is None or problems:
         return problems
-    s = bench.settings
-    where = bench.files.where(str(s.get("programs", "reference/programs.csv.gz")))
-    count = s.get("program_count")
+    s = settings_of(bench)
+    where = bench.files.where(s.programs)
+    count = s.program_count
     if count is not None and count != len(parsed.programs):
         problems.append(Problem(where, "program_count",
                                 f"benchmark.toml says {count}, the file has "
@@ -48,35 +48,35 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
     parsed = read_rows(fs)
     problems += parsed.problems
     where = fs.where(LOG)
-    s = bench.settings
+    s = settings_of(bench)
     problems += check_log(log, where)
     if log:
         for key in ("agent", "method", "samples", "seed", "episode_length"):
             if key not in log:
                 problems.append(Problem(where, key, "is missing", "regenerate with gmeter aiq run"))
         for key in _COMPARED:
-            want, have = s.get(key), log.get(key)
+            want, have = getattr(s, key), log.get(key)
             if have is not None and want is not None and have != want:
                 problems.append(Problem(where, key, f"is {have!r}, the benchmark uses {want!r}",
                                         "rerun with the benchmark's settings"))  # fmt: skip
-        els = s.get("episode_lengths") or []
+        els = s.episode_lengths
         if els and log.get("episode_length") not in els:
             problems.append(Problem(where, "episode_length",
                                     f"{log.get('episode_length')!r} is not one of {els}",
                                     "use an episode length the benchmark ranks"))  # fmt: skip
         runs = len(parsed.rows)
-        if parsed.rows and runs < int(s.get("min_samples", 2)):
+        if parsed.rows and runs < s.min_samples:
             problems.append(
                 Problem(
                     fs.where(SAMPLES),
                     "-",
-                    f"has {runs} runs, the benchmark needs at least {s.get('min_samples')}",
+                    f"has {runs} runs, the benchmark needs at least {s.min_samples}",
                     "rerun with more --samples",
                 )
             )
     progs, more = benchmark_programs(bench)
     if progs is not None and not more and parsed.rows:
-        method = str(log.get("method", s.get("method", "stratified")))
+        method = str(log.get("method", s.method))
         problems += check_programs(parsed, progs, method, fs.where(SAMPLES))
         problems += _check_weights(parsed, progs.strata, method, fs.where(SAMPLES))
     _, _, more = read_traces(fs)

@@ -18,7 +18,14 @@ from pipeline.errors import ScoringError
 from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 from pipeline.tracks.filecheck import check_csv
-from pipeline.tracks.gindex.settings import CURRICULUM, DIVERGENCES, PROGRAMS
+from pipeline.tracks.gindex.settings import (
+    CURRICULUM,
+    DIVERGENCES,
+    PROGRAMS,
+    BenchmarkSettings,
+    settings_of,
+    submission_of,
+)
 from pipeline.tracks.gindex.validate import (
     CURRICULUM_COLUMNS,
     DIVERGENCE_COLUMNS,
@@ -61,9 +68,9 @@ def _omega_item(item: tuple[Any, dict[str, list[Any]], str]) -> dict[str, float]
     return omega_task(task, domains, convention)
 
 
-def _options(bench: BenchmarkInput, ctx: ScoreContext) -> tuple[str, str]:
-    conv = str(ctx.options.get("convention", bench.settings.get("convention", "reference")))
-    form = str(ctx.options.get("form", bench.settings.get("form", "domain")))
+def _options(s: BenchmarkSettings, ctx: ScoreContext) -> tuple[str, str]:
+    conv = str(ctx.options.get("convention", s.convention))
+    form = str(ctx.options.get("form", s.form))
     if conv not in ("reference", "paper"):
         raise ScoringError(f"unknown Δ convention {conv!r}", hint="use reference or paper")
     if form not in ("domain", "task"):
@@ -83,7 +90,8 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     from pipeline.metrics.gindex.omega import domain_distance_matrix, generalisation_level
     from pipeline.metrics.seeds import derive_seed
 
-    conv, form = _options(bench, ctx)
+    s = settings_of(bench)
+    conv, form = _options(s, ctx)
     ex = ctx.executor or InProcessExecutor()
     fs = bench.files
     tasks = reference_tasks(bench)
@@ -93,11 +101,11 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     ref_flow = {t: read_flow(fs, p) for items in tasks.values() for t, p in items}
     dd = domain_distance_matrix(flows, order, conv, map_fn=ex.map, progress=ctx.progress)
     ddmap = dd.as_mapping()
-    rho0 = float(bench.settings.get("rho", 1e-4))
-    unit = float(bench.settings.get("tflops_seconds_per_unit", 1000.0))
-    level = float(bench.settings.get("confidence", 0.95))
-    resamples = int(bench.settings.get("resamples", 2000))
-    how = "declared" if bench.settings.get("domain_order") else "sorted"
+    rho0 = s.rho
+    unit = s.tflops_seconds_per_unit
+    level = s.confidence
+    resamples = s.resamples
+    how = "declared" if s.domain_order else "sorted"
     result = TrackResult(notes=[f"g-index: Δ convention {conv}, {form} form, {how} domain order"])
 
     # θ of every verified task, all bundles in one parallel map
@@ -133,7 +141,7 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
             continue
         # The benchmark owns ρ (the paper's constant): a bundle's own priors are recorded
         # and marked on the board, never used to rank it.
-        priors = b.settings.get("priors")
+        priors = submission_of(b).priors
         rho: Any = rho0
         if priors is not None:
             result.notes.append(

@@ -4,6 +4,7 @@
 convention, the contribution form, ρ, the compute unit, the bootstrap, published values),
 :class:`SubmissionSettings` (model, claimed priors, declared compute) and the files a bundle
 brings (``curriculum.csv``, ``compute.csv``, ``programs/<task>.json`` or ``divergences.csv``).
+Validation and scoring read the sections typed (:func:`settings_of`, :func:`submission_of`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
+from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.settings import StrictSettings
 
 CURRICULUM = "curriculum.csv"
@@ -90,3 +92,13 @@ class SubmissionSettings(StrictSettings):
     average_divergence: float | None = Field(
         None, ge=0, le=1, description="Published overall mean divergence (shown, not scored)."
     )
+
+
+def settings_of(bench: BenchmarkInput) -> BenchmarkSettings:
+    """The benchmark's ``[gindex]`` section as its model (validated by the manifest already)."""
+    return BenchmarkSettings.model_validate(dict(bench.settings))
+
+
+def submission_of(bundle: BundleInput) -> SubmissionSettings:
+    """The bundle's ``[gindex]`` section as its model."""
+    return SubmissionSettings.model_validate(dict(bundle.settings))

@@ -21,6 +21,9 @@ from pipeline.tracks.gindex.settings import (
     DIVERGENCES,
     MAX_COMPUTE,
     PROGRAMS,
+    BenchmarkSettings,
+    settings_of,
+    submission_of,
 )
 
 
@@ -180,7 +183,7 @@ def read_compute(
     return total, per, problems
 
 
-def _experience_problems(fs: FileSet, bench: BenchmarkInput, total: float,
+def _experience_problems(fs: FileSet, s: BenchmarkSettings, total: float,
                          per_domain: dict[str, float]) -> list[Problem]:
     r"""The g-index's domain: :math:`\rho + E > 0` with :math:`E = \log_2` compute.
 
@@ -188,11 +191,11 @@ def _experience_problems(fs: FileSet, bench: BenchmarkInput, total: float,
     zero or negative: the g-index would be NaN or unbounded (paper eq. 9), so such a log is
     refused. Per-domain compute is checked too when the benchmark uses the task form.
     """
-    rho = float(bench.settings.get("rho", 1e-4))
-    unit = str(bench.settings.get("compute_unit", "PFLOP·s"))
+    rho = s.rho
+    unit = s.compute_unit
     out = []
     checks = [("total", total)]
-    if bench.settings.get("form") == "task":
+    if s.form == "task":
         checks += sorted(per_domain.items())
     for what, value in checks:
         if value <= 0:
@@ -212,11 +215,12 @@ def _experience_problems(fs: FileSet, bench: BenchmarkInput, total: float,
 
 def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
     """Reference programs parse and are DAGs; the domain order lists every domain once."""
+    s = settings_of(bench)
     fs = bench.files
     tasks = reference_tasks(bench)
     problems: list[Problem] = []
     if not tasks:
-        base = bench.settings.get("domains_dir", "reference/domains")
+        base = s.domains_dir
         return [Problem(fs.where("benchmark.toml"), "gindex.domains_dir",
                         f"no reference programs under {base}/<domain>/<task>.json",
                         "add the reference programs, one folder per task domain")]
@@ -225,7 +229,7 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
     bad = {p.file for p in json_probs}
     problems += json_probs
     seen: dict[str, str] = {}
-    max_nodes = int(bench.settings.get("max_nodes", 2000))
+    max_nodes = s.max_nodes
     for d, items in tasks.items():
         for task, p in items:
             if task in seen:
@@ -234,7 +238,7 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
             seen[task] = d
             if fs.where(p) not in bad:
                 problems += flow_problems(fs.json(p), fs.where(p), max_nodes)
-    declared = list(bench.settings.get("domain_order") or [])
+    declared = list(s.domain_order)
     if declared and sorted(declared) != sorted(tasks):
         missing = sorted(set(tasks) - set(declared))
         extra = sorted(set(declared) - set(tasks))
@@ -250,6 +254,7 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
 
 def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
     """Curriculum, compute log, and the programs or the divergence table."""
+    s = settings_of(bench)
     fs = bundle.files
     tasks = reference_tasks(bench)
     domains = set(tasks)
@@ -262,11 +267,10 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
                                     f"unknown domain {r['domain']!r}",
                                     "use one of the benchmark's domains: "
                                     + ", ".join(sorted(domains))))
-    unit = float(bench.settings.get("tflops_seconds_per_unit", 1000.0))
-    total, per_domain, probs = read_compute(fs, unit)
+    total, per_domain, probs = read_compute(fs, s.tflops_seconds_per_unit)
     problems += probs
-    problems += _experience_problems(fs, bench, total, per_domain)
-    declared = bundle.settings.get("compute")
+    problems += _experience_problems(fs, s, total, per_domain)
+    declared = submission_of(bundle).compute
     if declared is not None and total > 0 and abs(total - float(declared)) > 1e-9 * total:
         problems.append(Problem(fs.where("submission.toml"), "gindex.compute",
                                 f"declares {declared}, the compute log adds up to {total}",
@@ -280,7 +284,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
         known = {t for v in tasks.values() for t, _ in v}
         problems += list(iter_json_problems(fs, sorted(progs)))
         bad = {p.file for p in problems}
-        max_nodes = int(bench.settings.get("max_nodes", 2000))
+        max_nodes = s.max_nodes
         for p in sorted(progs):
             task = p[len(PROGRAMS):]
             if "/" in task or not task.endswith(".json") or task[:-5] not in known:

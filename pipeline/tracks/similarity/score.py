@@ -15,7 +15,7 @@ from pipeline.errors import ScoringError
 from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 from pipeline.tracks.filecheck import check_csv
-from pipeline.tracks.similarity.settings import declared_tests
+from pipeline.tracks.similarity.settings import declared_tests, settings_of, submission_of
 from pipeline.tracks.similarity.validate import PUBLISHED_COLUMNS
 
 
@@ -45,14 +45,15 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     from pipeline.tracks.similarity import board
     from pipeline.tracks.similarity.runs import RUNS_FILE, analyse_runs, pair_record, read_runs
 
-    convention = str(ctx.options.get("convention", bench.settings.get("convention", "paper")))
+    s = settings_of(bench)
+    convention = str(ctx.options.get("convention", s.convention))
     if convention not in ("paper", "mixture"):
         raise ScoringError(
             f"unknown similarity convention {convention!r}",
             hint="use --option convention=paper or convention=mixture",
         )
-    confidence = float(bench.settings.get("confidence", 0.95))
-    tests = declared_tests(bench)
+    confidence = s.confidence
+    tests = declared_tests(s)
     result = TrackResult(
         notes=[
             f"similarity convention: {convention}; intervals at "
@@ -63,22 +64,23 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         k: [] for k in ("similarity_heatmap", "similarity_map", "similarity_flags",
                         "similarity_suites", "similarity_vs_published", "similarity_sweep")
     }  # fmt: skip
-    published_rows = _published_rows(bench)
+    published_rows = _published_rows(bench, s.published)
     suffixes = _agent_labels(bundles)
     for bundle in sorted(bundles, key=lambda b: b.id):
         rows, problems = read_runs(
             bundle.files,
             RUNS_FILE,
             tests=tests,
-            merges=tuple(bench.settings.get("merges", ())) or ("sampling", "stitching"),
+            merges=tuple(s.merges) or ("sampling", "stitching"),
         )
         if not rows:
             result.notes.append(
                 f"{bundle.id}: skipped, runs.csv has no usable rows ({len(problems)} problems)"
             )
             continue
-        source = str(bundle.settings.get("reported", "") or "")
-        digits = bundle.settings.get("digits") if source else None
+        own = submission_of(bundle)
+        source = own.reported
+        digits = own.digits if source else None
         report = analyse_runs(
             rows, tests=tests, convention=convention, confidence=confidence, seed=ctx.seed
         )
@@ -166,8 +168,7 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     return result
 
 
-def _published_rows(bench: BenchmarkInput) -> list[dict[str, Any]]:
-    path = str(bench.settings.get("published", "") or "")
+def _published_rows(bench: BenchmarkInput, path: str) -> list[dict[str, Any]]:
     if not path or not bench.files.has(path):
         return []
     rows, _ = check_csv(bench.files, path, PUBLISHED_COLUMNS)

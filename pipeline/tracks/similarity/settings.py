@@ -3,7 +3,8 @@
 :class:`BenchmarkSettings` (the suite of tests, accepted merges, the convention of eq. 3, the
 interval level, an optional published-values file, the experiment that made the bundles) and
 :class:`SubmissionSettings` (the baseline agent, the experiment's settings, or the publication
-transcribed by a *reported* bundle).
+transcribed by a *reported* bundle). Validation and scoring read the sections typed
+(:func:`settings_of`, :func:`submission_of`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pipeline.inputs import BenchmarkInput
+from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.settings import StrictSettings
 
 TEST_ID = r"^[A-Za-z0-9][A-Za-z0-9._()+-]{0,63}$"
@@ -114,6 +115,16 @@ class SubmissionSettings(_Strict):
         return self
 
 
-def declared_tests(bench: BenchmarkInput) -> list[str]:
+def declared_tests(s: BenchmarkSettings) -> list[str]:
     """The ids of the benchmark's tests, in display order."""
-    return [t["id"] for t in bench.settings.get("tests", [])]
+    return [t.id for t in s.tests]
+
+
+def settings_of(bench: BenchmarkInput) -> BenchmarkSettings:
+    """The benchmark's ``[similarity]`` section as its model (validated by the manifest already)."""
+    return BenchmarkSettings.model_validate(dict(bench.settings))
+
+
+def submission_of(bundle: BundleInput) -> SubmissionSettings:
+    """The bundle's ``[similarity]`` section as its model."""
+    return SubmissionSettings.model_validate(dict(bundle.settings))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.filecheck import Column, check_csv
-from pipeline.tracks.similarity.settings import declared_tests
+from pipeline.tracks.similarity.settings import declared_tests, settings_of
 
 PUBLISHED_COLUMNS = (
     Column("test_a"),
@@ -24,7 +24,8 @@ PUBLISHED_COLUMNS = (
 
 def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
     """Check the benchmark's optional published-values file against its declared tests."""
-    path = str(bench.settings.get("published", "") or "")
+    s = settings_of(bench)
+    path = s.published
     if not path:
         return []
     fs = bench.files
@@ -38,7 +39,7 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
             )
         ]
     rows, problems = check_csv(fs, path, PUBLISHED_COLUMNS, unique=("test_a", "test_b", "merge"))
-    known = set(declared_tests(bench))
+    known = set(declared_tests(s))
     for n, r in enumerate(rows, start=1):
         for col in ("test_a", "test_b"):
             if r[col] not in known:
@@ -57,10 +58,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
     """Check ``runs.csv``: columns, finite numbers, ``0 < p < 1``, declared tests, duplicates."""
     from pipeline.tracks.similarity.runs import RUNS_FILE, read_runs
 
-    _, problems = read_runs(
-        bundle.files,
-        RUNS_FILE,
-        tests=declared_tests(bench),
-        merges=tuple(bench.settings.get("merges", ("sampling", "stitching"))),
-    )
+    s = settings_of(bench)
+    _, problems = read_runs(bundle.files, RUNS_FILE, tests=declared_tests(s),
+                            merges=tuple(s.merges))
     return problems
