@@ -186,12 +186,19 @@ def release(
     date: Annotated[str | None, typer.Option(help="YYYY-MM-DD (default today).")] = None,
     releases: Annotated[Path, typer.Option(help="The releases file.")] = Path(
         "submissions/releases.toml"),
+    freeze: Annotated[bool, typer.Option(
+        "--freeze", help="Freeze an existing release recorded before releases were frozen: "
+        "write its numbers as this gmeter computes them.")] = False,
 ) -> None:
-    """Record an immutable release of the current benchmark and bundle versions."""
+    """Record an immutable release of the current versions and freeze every published number.
+
+    The numbers go to releases/NAME.csv next to the releases file (SHA-256 in its entry):
+    building the release reads them and never recomputes.
+    """
     import datetime as dt
 
     from pipeline.errors import UsageError
-    from pipeline.release import record_release
+    from pipeline.release import freeze_release, record_release
     from pipeline.store import open_store
 
     try:
@@ -199,9 +206,13 @@ def release(
     except ValueError as exc:
         raise UsageError(f"--date {date!r} is not YYYY-MM-DD") from exc
     with open_store(STATE.db_path, create=False) as store:
-        rel = record_release(store, releases, name, date=day, notes=notes)
+        if freeze:
+            rel = freeze_release(store, releases, name)
+        else:
+            rel = record_release(store, releases, name, date=day, notes=notes)
+    frozen = f"; numbers frozen in {releases.parent / rel.frozen.path}" if rel.frozen else ""
     info(f"recorded release {rel.name} ({rel.date}): {len(rel.benchmarks)} benchmark(s), "
-         f"{len(rel.bundles)} bundle(s) in {releases}")
+         f"{len(rel.bundles)} bundle(s) in {releases}{frozen}")
     if rel.uncommitted:
         typer.echo(f"warning: {len(rel.uncommitted)} version(s) are not committed yet "
                    f"(e.g. {rel.uncommitted[0]}): commit them with {releases}; a fresh clone "

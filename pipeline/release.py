@@ -21,6 +21,16 @@ commit holds exactly that version (``commit = ""`` when the version was not comm
 An entry is never rewritten: a second release with the same name is refused, and ``ingest``
 refuses a ``releases.toml`` whose entry differs from what the store already recorded.
 
+Every published number of a release is frozen in a committed file (:mod:`pipeline.store.frozen`)::
+
+    [release.frozen]              # added in gmeter 0.2: the release's numbers, never recomputed
+    path = "releases/2026.11.csv"
+    sha256 = "5d2e..."
+
+``ingest`` loads those numbers after checking the SHA-256; a changed file is refused, naming
+it, and that release is listed as missing while the others publish. Recomputing a frozen
+release with later code (``gmeter score``) only records errata.
+
 History survives a fresh clone: ``ingest`` rebuilds every version a release names that the
 store lacks from git (:mod:`pipeline.history`: the recorded commit first, then the folder's
 history; content hash verified). Entries without ``sources`` (older files) are found the
@@ -31,7 +41,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,12 +60,25 @@ from pipeline.history import (
 from pipeline.limits import bad_text, parse_toml
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
 from pipeline.store import CURRENT, Store
+from pipeline.store.frozen import FrozenBenchmark, FrozenError, sha256_of
+from pipeline.store.frozen import file_name as frozen_file_name
+from pipeline.store.frozen import parse as parse_frozen
+from pipeline.store.frozen import read as read_frozen
+from pipeline.store.frozen import render as render_frozen
 from pipeline.toml_writer import toml_string
 
 RELEASE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 HASH = re.compile(r"^[0-9A-Za-z]{1,128}$")
 MAX_NOTES = 20_000
 """Longest release note (characters)."""
+
+
+@dataclass(frozen=True)
+class FrozenRef:
+    """Where a release's published numbers are: a path relative to ``releases.toml``."""
+
+    path: str
+    sha256: str
 
 
 @dataclass(frozen=True)
@@ -74,6 +97,7 @@ class Release:
     bundles: dict[str, str]
     sources: dict[str, Source] = field(default_factory=dict)
     uncommitted: tuple[str, ...] = ()
+    frozen: FrozenRef | None = None
 
     def members(self) -> list[tuple[str, str, str]]:
         """(benchmark, bundle, hash) triples, sorted as tuples (the store's order)."""
@@ -108,6 +132,30 @@ def _sources(where: str, field_name: str, raw: Any,
             continue
         out[str(key)] = Source(commit, path)
     return out
+
+
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _frozen(where: str, field_name: str, name: str, raw: Any,
+            problems: list[Problem]) -> FrozenRef | None:
+    if raw is None:
+        return None
+    fix = "restore the entry `gmeter release` wrote"
+    if not isinstance(raw, dict) or set(raw) != {"path", "sha256"}:
+        problems.append(Problem(where, field_name, "must be { path = ..., sha256 = ... }", fix))
+        return None
+    path, sha = raw["path"], raw["sha256"]
+    expected = frozen_file_name(name)
+    if not isinstance(path, str) or path not in (expected, expected[:-4] + ".parquet"):
+        problems.append(Problem(where, f"{field_name}.path", f"{path!r} is not {expected!r}",
+                                "a release's frozen file is releases/<name>.csv"))
+        return None
+    if not isinstance(sha, str) or not SHA256.match(sha):
+        problems.append(Problem(where, f"{field_name}.sha256", "is not a SHA-256 (64 hex digits)",
+                                fix))
+        return None
+    return FrozenRef(path, sha)
 
 
 def read_releases(path: Path) -> list[Release]:
@@ -168,9 +216,11 @@ def read_releases(path: Path) -> list[Release]:
             continue
         notes = entry.get("notes", "")
         sources = _sources(where, f"{field_name}.sources", entry.get("sources"), problems)
+        frozen = _frozen(where, f"{field_name}.frozen", name, entry.get("frozen"), problems)
         out.append(Release(name, date, str(notes)[:MAX_NOTES],
                            {str(k): str(v) for k, v in benches.items()},
-                           {str(k): str(v) for k, v in bundles.items()}, sources))
+                           {str(k): str(v) for k, v in bundles.items()}, sources,
+                           frozen=frozen))
     if any(p.severity == "error" for p in problems):
         raise ValidationFailed(problems)
     return out
@@ -248,8 +298,10 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
     """Record every release of ``releases.toml`` in the store; return the problems met.
 
     A version a release names that the store lacks is rebuilt from git history (content
-    hash verified). A release with a version that cannot be recovered is not recorded and
-    gives an ``error`` naming every such version; the other releases are still recorded.
+    hash verified). A frozen release's numbers are loaded from its frozen file after its
+    SHA-256 is checked. A release that cannot be published — a changed (tampered) or missing
+    frozen file, or, for a release without one, a version that cannot be recovered — gives
+    a ``warning`` naming it, is listed as missing on the site, and never stops the others.
 
     Raises
     ------
@@ -259,6 +311,7 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
         When ``releases.toml`` itself is malformed.
     """
     problems: list[Problem] = []
+    missing_releases: list[tuple[str, str]] = []
     stored = {r[0] for r in store.releases()}
     root = repo_root(path.parent) if path.parent.exists() else None
     submissions = (relative_to_repo(root, path.parent) or "") if root else ""
@@ -272,6 +325,24 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
                     f"release {rel.name} in {path} differs from the one recorded in the store",
                     hint="releases are immutable: restore the entry and record a new release",
                 )
+        frozen = None
+        if rel.frozen is not None:
+            shown = f"{path.parent / rel.frozen.path}"
+            try:
+                frozen = read_frozen(path.parent / rel.frozen.path, rel.frozen.sha256,
+                                     shown=shown)
+            except FrozenError as exc:
+                p = exc.problem
+                problems.append(Problem(p.file, p.field, f"{p.message} — release {rel.name} "
+                                        "is not published (listed as missing)", p.fix,
+                                        "warning"))
+                missing_releases.append((rel.name, f"its frozen file {rel.frozen.path} "
+                                         f"{p.message.split(':')[0]}"))
+                if rel.name in stored:
+                    store.drop_release(rel.name)
+                continue
+        if rel.name in stored and (frozen is None or store.release_file(rel.name) == (
+                rel.frozen.path if rel.frozen else "", rel.frozen.sha256 if rel.frozen else "")):
             continue
         missing = [_Missing(b, h) for b, h in sorted(rel.benchmarks.items())
                    if not store.has_benchmark_version(b, h)]
@@ -280,16 +351,42 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
         lost = _recover(store, root, submissions, rel, missing) if missing else []
         if lost:
             where = "not a git repository" if root is None else "not found in git history"
+            listed = ", ".join(f"{k}@{(rel.benchmarks.get(k) or rel.bundles.get(k, ''))[:12]}"
+                               for k in lost[:20]) + (" …" if len(lost) > 20 else "")
+            if frozen is None:
+                problems.append(Problem(
+                    str(path), f"release {rel.name}",
+                    f"{len(lost)} version(s) cannot be recovered ({where}): {listed}; the "
+                    "release is not published (listed as missing), the others are",
+                    "restore the full git history (`git fetch --unshallow`), or ingest a store "
+                    "that holds those versions", "warning"))
+                missing_releases.append((rel.name, f"{len(lost)} version(s) cannot be "
+                                         f"recovered ({where})"))
+                continue
             problems.append(Problem(
                 str(path), f"release {rel.name}",
-                f"{len(lost)} version(s) cannot be recovered ({where}): "
-                + ", ".join(f"{k}@{(rel.benchmarks.get(k) or rel.bundles.get(k, ''))[:12]}"
-                            for k in lost[:20]) + (" …" if len(lost) > 20 else ""),
-                "restore the full git history (`git fetch --unshallow`), or ingest a store "
-                "that holds those versions; the release is not published until then"))
-            continue
+                f"{len(lost)} version(s) cannot be recovered ({where}): {listed}; its frozen "
+                "numbers are published, errata cannot be computed",
+                "restore the full git history (`git fetch --unshallow`)", "warning"))
         store.put_release(rel.name, rel.date, rel.notes, "", rel.members(), rel.benchmarks)
+        if frozen is not None and rel.frozen is not None:
+            load_frozen(store, rel.name, frozen, rel.date)
+            store.put_release_file(rel.name, rel.frozen.path, rel.frozen.sha256)
+    store.set_missing_releases(missing_releases)
     return problems
+
+
+def load_frozen(store: Store, name: str, frozen: Mapping[str, FrozenBenchmark],
+                date: dt.date) -> None:
+    """Replace every stored number of release ``name`` by its frozen numbers."""
+    when = dt.datetime(date.year, date.month, date.day)
+    for gone in sorted(set(store.scored_benchmarks(name)) - set(frozen)):
+        store.delete_scores(name, gone)
+    for bench, fb in sorted(frozen.items()):
+        store.replace_scores(
+            release=name, benchmark=bench, benchmark_hash=fb.benchmark_hash, track=fb.track,
+            rows=fb.rows, charts=fb.charts, code_version=fb.code_version, seed=fb.seed,
+            options=fb.options, notes=fb.notes, now=when)
 
 
 def releases_file_for(paths: Sequence[Path]) -> Path:
@@ -364,6 +461,9 @@ def record_release(
         raise ReleaseError(f"{date} is before the last release",
                            hint="releases are recorded in date order")
     folder = path.parent
+    frozen_path = frozen_file_name(name)
+    data = _published_numbers(store, CURRENT, f"release {name}")
+    sha = _write_frozen(folder / frozen_path, data)
     root = repo_root(folder) if folder.exists() else None
     sources: dict[str, Source] = {}
     for key, chash in sorted(benches.items()):
@@ -383,6 +483,7 @@ def record_release(
         lines.append("[release.sources]")
         lines += [f"{toml_string(k)} = {{ commit = {toml_string(v.commit)}, "
                   f"path = {toml_string(v.path)} }}" for k, v in sorted(sources.items())]
+    lines += _frozen_lines(frozen_path, sha)
     text = path.read_text(encoding="utf-8") if path.exists() else (
         "# Releases of this benchmark repository: written by `gmeter release`, never edited.\n")
     new_text = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
@@ -393,6 +494,96 @@ def record_release(
     finally:
         tmp.unlink(missing_ok=True)
     uncommitted = tuple(k for k, v in sorted(sources.items()) if not v.commit)
-    rel = Release(name, date, notes, benches, bundles, sources, uncommitted)
+    rel = Release(name, date, notes, benches, bundles, sources, uncommitted,
+                  FrozenRef(frozen_path, sha))
     store.put_release(name, date, notes, "", rel.members(), benches)
+    load_frozen(store, name, parse_frozen(data, str(folder / frozen_path)), date)
+    store.put_release_file(name, frozen_path, sha)
     return rel
+
+
+def _published_numbers(store: Store, release: str, what: str) -> bytes:
+    """Score ``release`` with this gmeter and return its numbers as a frozen file's bytes.
+
+    Raises
+    ------
+    ReleaseError
+        When a benchmark fails to score or lacks versions (nothing half-scored is frozen).
+    """
+    from pipeline.score import score_all
+
+    report = score_all(store, releases=[release], force=release != CURRENT)
+    bad = [r for r in report.results if r.status in ("failed", "incomplete")]
+    if bad:
+        raise ReleaseError(
+            f"{what}: {bad[0].benchmark} cannot be scored ({'; '.join(bad[0].notes)[:300]})",
+            hint="fix it (`gmeter score -v`) before freezing: a release freezes every number")
+    data = render_frozen(store.release_rows(release))
+    try:
+        parse_frozen(data, f"the frozen file of {what}")  # what is written reads back
+    except FrozenError as exc:
+        raise ReleaseError(f"{exc.problem.file}: {exc.problem.field}: {exc.problem.message}",
+                           hint="report a gmeter bug: a release must read back") from exc
+    return data
+
+
+def _write_frozen(target: Path, data: bytes) -> str:
+    """Write a frozen file atomically; return its SHA-256."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp")
+    try:
+        tmp.write_bytes(data)
+        tmp.replace(target)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return sha256_of(data)
+
+
+def _frozen_lines(frozen_path: str, sha: str) -> list[str]:
+    return ["[release.frozen]", f"path = {toml_string(frozen_path)}",
+            f"sha256 = {toml_string(sha)}"]
+
+
+def freeze_release(store: Store, path: Path, name: str) -> Release:
+    """Freeze a release recorded before gmeter froze releases, as this gmeter computes it.
+
+    The release is scored from the exact versions it names, its numbers written to
+    ``releases/<name>.csv`` and a ``[release.frozen]`` table added to its entry (the only
+    change ever made to a recorded entry: one that has it is refused).
+
+    Raises
+    ------
+    ReleaseError
+        If the release is unknown or already frozen, or cannot be scored.
+    """
+    existing = {r.name: r for r in read_releases(path)}
+    rel = existing.get(name)
+    if rel is None:
+        raise ReleaseError(f"no release {name!r} in {path}",
+                           hint="record it first with `gmeter release NAME`")
+    if rel.frozen is not None:
+        raise ReleaseError(f"release {name} is already frozen ({rel.frozen.path})",
+                           hint="a frozen release never changes; recomputing only adds errata")
+    if name not in {r[0] for r in store.releases()}:
+        raise ReleaseError(f"release {name} is not in the store",
+                           hint="run `gmeter ingest` first")
+    data = _published_numbers(store, name, f"release {name}")
+    frozen_path = frozen_file_name(name)
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    start = next(i for i, line in enumerate(lines) if line.strip() == f"name = {toml_string(name)}")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].strip() == "[[release]]"),
+               len(lines))
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    sha = _write_frozen(path.parent / frozen_path, data)
+    new_text = "\n".join(lines[:end] + _frozen_lines(frozen_path, sha) + lines[end:])
+    tmp = path.with_name(f".{path.name}.tmp")
+    try:
+        tmp.write_text(new_text, encoding="utf-8")
+        tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    load_frozen(store, name, parse_frozen(data, str(path.parent / frozen_path)), rel.date)
+    store.put_release_file(name, frozen_path, sha)
+    return read_releases(path)[[r.name for r in read_releases(path)].index(name)]

@@ -26,6 +26,7 @@ from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
 from pipeline.ranking import min_ranks
 from pipeline.store import CURRENT, Store
+from pipeline.store.frozen import differences
 from pipeline.tracks import get_track, sort_key_sign
 from pipeline.tracks.base import ScoreContext, ScoreRow
 
@@ -38,7 +39,7 @@ class BenchmarkScore:
 
     release: str
     benchmark: str
-    status: str  # scored | reused | unchanged | failed | empty | incomplete
+    status: str  # scored | reused | unchanged | failed | empty | incomplete | frozen
     rows: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -190,6 +191,15 @@ def score_all(
     now = now or dt.datetime.now(dt.UTC).replace(tzinfo=None, microsecond=0)
     done: dict[tuple[str, str], str] = {}  # (benchmark, input key) → release scored in this run
     for release in names:
+        if release != CURRENT and store.release_file(release) is not None:
+            # A frozen release is never recomputed: its published numbers came from its
+            # committed file; this code's numbers only become errata on its page.
+            report.results.append(_errata(store, release, seed, options, force,
+                                          ScoreContext(seed=seed, executor=executor,
+                                                       options=options, progress=progress,
+                                                       verifications=StoreMemo(store, now)),
+                                          now))
+            continue
         if release == CURRENT:
             members = {b.id: b.content_hash for b in store.benchmarks()}
             by_bench: dict[str, list[tuple[str, str]]] = {}
@@ -252,6 +262,51 @@ def score_all(
                 report.results.append(BenchmarkScore(release, bench_id, "failed",
                                                      notes=[f"{type(exc).__name__}: {exc}"]))
     return report
+
+
+def _errata(store: Store, release: str, seed: int, options: dict[str, Any], force: bool,
+            ctx: ScoreContext, now: dt.datetime) -> BenchmarkScore:
+    """Recompute a frozen release with this code and keep how many values differ.
+
+    The frozen numbers stay what the release publishes; the erratum ("recomputed with gmeter
+    X: n values differ") is shown on the release's page. Kept per code version and skipped
+    when the inputs are unchanged.
+    """
+    members = store.release_benchmarks(release)
+    by_bench: dict[str, list[tuple[str, str]]] = {}
+    for bench_id, bundle_id, chash in store.release_members(release):
+        by_bench.setdefault(bench_id, []).append((bundle_id, chash))
+    frozen_file = store.release_file(release) or ("", "")
+    keys: list[str] = [frozen_file[1]]
+    inputs = []
+    for bench_id, bench_hash in sorted(members.items()):
+        lacking = _lacking(store, bench_id, bench_hash, by_bench.get(bench_id, []))
+        if lacking:
+            return BenchmarkScore(release, "(frozen)", "frozen", notes=[
+                f"errata not computed: {len(lacking)} version(s) missing from the store"])
+        bench = benchmark_input(store, bench_id, bench_hash)
+        bundles = [bundle_input(store, bench, b, h) for b, h in sorted(by_bench.get(bench_id, []))]
+        keys.append(_input_key(bench, bundles, seed, options))
+        inputs.append((bench, bundles))
+    key = hashlib.sha256(json.dumps(keys).encode()).hexdigest()
+    if not force and store.erratum_key(release, CODE_VERSION) == key:
+        return BenchmarkScore(release, "(frozen)", "frozen")
+    published = store.release_rows(release)["scores"]
+    compared = differ = 0
+    examples: list[str] = []
+    for bench, bundles in inputs:
+        old = [r for r in published if r["benchmark"] == bench.id]
+        try:
+            fresh = score_benchmark(bench, bundles, ctx).rows if bundles else []
+        except Exception as exc:  # a benchmark the new code cannot score differs entirely
+            fresh = []
+            examples.append(f"{bench.id}: {type(exc).__name__}")
+        c, d, ex = differences(old, fresh)
+        compared, differ = compared + c, differ + d
+        examples += [f"{bench.id}: {e}" for e in ex][: max(0, 10 - len(examples))]
+    store.put_erratum(release, CODE_VERSION, key, compared, differ, examples, now)
+    return BenchmarkScore(release, "(frozen)", "frozen", compared, notes=[
+        f"recomputed with {CODE_VERSION}: {differ} of {compared} values differ (errata)"])
 
 
 @dataclass(frozen=True)

@@ -179,12 +179,14 @@ def test_every_release_reuses_one_verification_per_bundle_version(subs, tmp_path
     with open_store(db) as s:
         ingest(s, [repo])
         record_release(s, repo / "releases.toml", "r1", date=dt.date(2026, 3, 1))
+        assert len(calls) == 2  # freezing r1 scored the current state: two bundles
     shutil.rmtree(repo / "aiq-small" / "random")  # current: freq; r1: freq and random
     with open_store(db) as s:
         ingest(s, [repo])
         report = score_all(s, now=NOW)
-        assert [r.status for r in report.results] == ["scored", "scored"]
-        assert len(calls) == 2  # freq once for both releases, random once
+        # r1 is frozen: only its errata are recomputed, with the kept verifications
+        assert [r.status for r in report.results] == ["scored", "frozen"]
+        assert len(calls) == 2
         score_all(s, force=True, now=NOW)
         assert len(calls) == 2
         _, rows = s.query("select release, bundle, verified, details->>'replayed_runs' "

@@ -48,9 +48,9 @@ def test_release_scores_survive_later_changes(subs, db):
     with open_store(db) as s:
         ingest(s, [subs])
         report = score_all(s)
+        # r1 is frozen: its numbers are read, never recomputed (only errata are)
         assert {(r.release, r.benchmark) for r in report.results} == {
-            ("current", "gen-mini"), ("current", "sim-mini"),
-            ("r1", "gen-mini"), ("r1", "sim-mini")}
+            ("current", "gen-mini"), ("current", "sim-mini"), ("r1", "(frozen)")}
         _, rows = s.query("select release, value from score_history where agent = 'A1' "
                           "and metric = 'capability' order by release")
     (cur, v_now), (r1, v_then) = rows
@@ -173,23 +173,38 @@ def test_release_entry_without_sources_is_found_in_history(tmp_path):
         assert [r[0] for r in s.releases()] == ["r1", "r2"]
 
 
-def test_unrecoverable_version_is_an_error_naming_it(tmp_path):
+def test_unrecoverable_version_is_named_and_never_stops_the_others(tmp_path):
     from tests.conftest import GOOD
 
     repo, _ = _history(tmp_path, GOOD)
+    import re
+
     rel_file = repo / "submissions" / "releases.toml"
     text = rel_file.read_text()
     old = read_releases(rel_file)[0].bundles["gen-mini/alpha"]
-    rel_file.write_text(text.replace(old, "f" * 64, 1))
+    # without its frozen file, a release needs every version it names
+    unfrozen = re.sub(r"\[release\.frozen\]\npath = .*\nsha256 = .*\n", "",
+                      text.replace(old, "f" * 64, 1), count=1)
+    rel_file.write_text(unfrozen)
     with open_store(tmp_path / "f.duckdb") as s:
         ingest(s, [repo / "submissions"])
         problems = sync_releases(s, rel_file)
         assert [r[0] for r in s.releases()] == ["r2"]
+        _, missing = s.query("select name from missing_releases")
+        assert missing == [("r1",)]
         report = score_all(s)
         assert not report.failed
     (p,) = problems
-    assert p.severity == "error" and p.field == "release r1"
+    assert p.severity == "warning" and p.field == "release r1"
     assert "gen-mini/alpha@ffffffffffff" in p.message and "cannot be recovered" in p.message
+    # a frozen release publishes its frozen numbers even when a version is lost
+    rel_file.write_text(text.replace(old, "f" * 64, 1))
+    with open_store(tmp_path / "g.duckdb") as s:
+        ingest(s, [repo / "submissions"])
+        problems = sync_releases(s, rel_file)
+        assert [r[0] for r in s.releases()] == ["r1", "r2"]
+        assert not score_all(s).failed
+    assert [p.severity for p in problems] == ["warning"]
 
 
 def test_release_notes_with_control_characters_round_trip(subs, db):

@@ -409,8 +409,13 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav])
             vd.version.notes if prefix else "",
             Link(href(path, prefix + "systems/"), "all systems and agents"),
             Link(href(path, "submit/"), "submit results"),
+            _errata(site, vd.version.name) if prefix else (),
         ),
     )
+
+
+def _errata(site: Site, release: str) -> tuple[str, ...]:
+    return tuple(e.text() for e in site.snapshot.errata if e.release == release)
 
 
 def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
@@ -494,9 +499,12 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
                 vd.version.notes,
                 Link(href(path, vd.prefix + "changelog/"), "changelog"),
                 counts,
+                _errata(site, vd.version.name),
             )
         )
-    out.append(Page(path, "releases.html", ReleasesPage(make(path), "Releases", tuple(lines))))
+    missing = tuple((m.name, m.reason) for m in site.snapshot.missing_releases)
+    out.append(Page(path, "releases.html",
+                    ReleasesPage(make(path), "Releases", tuple(lines), missing)))
     path = "about/index.html"
     tracks = sorted(
         {bm.track for vd in site.versions for bm in vd.benchmarks}

@@ -238,6 +238,8 @@ class HomePage:
     notes: str = ""
     systems: Link | None = None
     submit: Link | None = None
+    errata: tuple[str, ...] = ()
+    """A frozen release's errata: what later gmeter versions compute differently."""
 
 
 @dataclass(frozen=True)
@@ -359,6 +361,7 @@ class ReleaseLine:
     notes: str
     changelog: Link
     counts: str
+    errata: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -368,6 +371,8 @@ class ReleasesPage:
     nav: Nav
     title: str
     releases: tuple[ReleaseLine, ...]
+    missing: tuple[tuple[str, str], ...] = ()
+    """Releases of releases.toml that could not be published: (name, why)."""
 
 
 @dataclass(frozen=True)

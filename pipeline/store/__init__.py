@@ -129,6 +129,22 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             primary key (content_hash, context, verifier));
         """,
     ),
+    (
+        5,
+        "frozen releases, errata and releases that cannot be published",
+        # A release's published numbers live in a committed file (its SHA-256 in
+        # releases.toml); the store keeps which file it loaded, what recomputing it with later
+        # code found (errata, never a replacement) and which releases could not be loaded.
+        """
+        create table release_files (
+            release varchar primary key, path varchar not null, sha256 varchar not null);
+        create table release_errata (
+            release varchar not null, code_version varchar not null, input_key varchar,
+            compared integer not null, differ integer not null, examples json,
+            computed_at timestamp not null, primary key (release, code_version));
+        create table missing_releases (name varchar primary key, reason varchar not null);
+        """,
+    ),
 )
 
 SCORE_COLUMNS = (
@@ -515,6 +531,77 @@ class Store:
             [name],
         ).fetchall()
         return [(r[0], r[1], r[2]) for r in rows]
+
+    def drop_release(self, name: str) -> None:
+        """Forget a release and every number stored for it (it could not be loaded)."""
+        with self.transaction():
+            self.con.execute("delete from releases where name = ?", [name])
+            for table in ("release_bundles", "release_benchmarks", "scores", "charts",
+                          "score_runs", "release_files", "release_errata"):
+                self.con.execute(f"delete from {table} where release = ?", [name])
+
+    def release_file(self, name: str) -> tuple[str, str] | None:
+        """(path, SHA-256) of the frozen file a release was loaded from, if it was frozen."""
+        row = self.con.execute(
+            "select path, sha256 from release_files where release = ?", [name]).fetchone()
+        return (str(row[0]), str(row[1])) if row else None
+
+    def put_release_file(self, name: str, path: str, sha256: str) -> None:
+        """Record that ``name``'s numbers were loaded from the frozen file ``path``."""
+        with self.transaction():
+            self.con.execute("delete from release_files where release = ?", [name])
+            self.con.execute("insert into release_files values (?,?,?)", [name, path, sha256])
+
+    def release_rows(self, name: str) -> dict[str, list[dict[str, Any]]]:
+        """Every stored number of a release: ``scores``, ``charts`` and ``runs`` rows as dicts.
+
+        JSON columns are decoded; rows are sorted (the frozen file's order).
+        """
+        out: dict[str, list[dict[str, Any]]] = {}
+        for key, sql, decode in (
+            ("scores", "select benchmark, bundle, content_hash, agent, metric, value, ci_low, "
+             "ci_high, rank, verified, code_version, details from scores where release = ? "
+             "order by benchmark, metric, bundle, agent", "details"),
+            ("charts", "select benchmark, name, data from charts where release = ? "
+             "order by benchmark, name", "data"),
+            ("runs", "select benchmark, benchmark_hash, track, code_version, seed, options, "
+             "notes from score_runs where release = ? order by benchmark", "notes"),
+        ):
+            cur = self.con.execute(sql, [name])
+            cols = [d[0] for d in cur.description]
+            rows = []
+            for r in cur.fetchall():
+                d = dict(zip(cols, r, strict=True))
+                for col in (decode, "options"):
+                    if col in d and isinstance(d[col], str):
+                        d[col] = json.loads(d[col])
+                rows.append(d)
+            out[key] = rows
+        return out
+
+    def put_erratum(self, release: str, code_version: str, input_key: str, compared: int,
+                    differ: int, examples: Sequence[str], now: dt.datetime) -> None:
+        """Keep what recomputing a frozen release with ``code_version`` found."""
+        with self.transaction():
+            self.con.execute("delete from release_errata where release = ? and code_version = ?",
+                             [release, code_version])
+            self.con.execute("insert into release_errata values (?,?,?,?,?,?,?)",
+                             [release, code_version, input_key, compared, differ,
+                              _json(list(examples)), now])
+
+    def erratum_key(self, release: str, code_version: str) -> str | None:
+        """The input key of the kept erratum of (release, code version), if any."""
+        row = self.con.execute(
+            "select input_key from release_errata where release = ? and code_version = ?",
+            [release, code_version]).fetchone()
+        return str(row[0]) if row and row[0] is not None else None
+
+    def set_missing_releases(self, missing: Sequence[tuple[str, str]]) -> None:
+        """Replace the list of releases that could not be published, with the reason."""
+        with self.transaction():
+            self.con.execute("delete from missing_releases")
+            for name, reason in sorted(set(missing)):
+                self.con.execute("insert into missing_releases values (?,?)", [name, reason])
 
     # ------------------------------------------------------------------ scores
     def replace_scores(

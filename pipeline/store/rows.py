@@ -120,6 +120,32 @@ class RunRecord:
 
 
 @dataclass(frozen=True)
+class ErratumRow:
+    """What recomputing a frozen release with a later gmeter found (never a replacement)."""
+
+    release: str
+    code_version: str
+    compared: int
+    differ: int
+
+    def text(self) -> str:
+        """The line a release's page shows."""
+        if self.differ == 0:
+            return f"recomputed with {self.code_version}: all {self.compared} values agree"
+        one = "value differs" if self.differ == 1 else "values differ"
+        return (f"recomputed with {self.code_version}: {self.differ} {one} (of "
+                f"{self.compared}); the release shows the numbers it published")
+
+
+@dataclass(frozen=True)
+class MissingRelease:
+    """A release of releases.toml that could not be published, and why."""
+
+    name: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Snapshot:
     """Everything the site is built from, read from the store in one go (sorted)."""
 
@@ -132,3 +158,5 @@ class Snapshot:
     primary_metrics: Mapping[str, str] = field(default_factory=dict)
     site_date: dt.date = dt.date(1970, 1, 1)
     generator: str = "gmeter"
+    errata: tuple[ErratumRow, ...] = ()
+    missing_releases: tuple[MissingRelease, ...] = ()

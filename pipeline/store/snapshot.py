@@ -16,7 +16,9 @@ from pipeline.store.rows import (
     BenchmarkRow,
     BundleRow,
     ChartRecord,
+    ErratumRow,
     FileRow,
+    MissingRelease,
     ReleaseRow,
     RunRecord,
     ScoreRecord,
@@ -165,6 +167,18 @@ def read_snapshot(
             r["track"]: r["metric"]
             for r in _records(store, "select track, metric from primary_metrics order by track")
         }
+    tables = set(store.table_names())
+    errata = tuple(
+        ErratumRow(r["release"], r["code_version"], int(r["compared"]), int(r["differ"]))
+        for r in (_records(store, "select release, code_version, compared, differ from "
+                           "release_errata order by release, code_version")
+                  if "release_errata" in tables else [])
+    )
+    missing = tuple(
+        MissingRelease(r["name"], r["reason"])
+        for r in (_records(store, "select name, reason from missing_releases order by name")
+                  if "missing_releases" in tables else [])
+    )
     dates = (
         [r.date for r in releases]
         + [b.submitted for b in bundles if b.submitted]
@@ -180,4 +194,6 @@ def read_snapshot(
         primary_metrics=primary,
         site_date=site_date(dates),
         generator=generator,
+        errata=errata,
+        missing_releases=missing,
     )
