@@ -56,6 +56,42 @@ def usable(v: float | None) -> bool:
 # --------------------------------------------------------------------------- ranks and groups
 
 
+def ranked_pool(verified: Sequence[bool]) -> list[bool]:
+    """Which entries are ranked against each other: the verified ones, where any exist.
+
+    An entry the benchmark cannot recompute is *reported*; it never outranks a verified one.
+    On a board with a verified entry, ranks and tie groups are computed over the verified
+    entries alone and reported entries are listed apart, in their own order; a board of
+    reported entries only is ranked among them.
+    """
+    flags = [bool(v) for v in verified]
+    return flags if any(flags) else [True] * len(flags)
+
+
+def pooled(ranks: Sequence[int | None], pool: Sequence[bool]) -> list[int | None]:
+    r"""Restrict ranks to ``pool`` (the order and the ties inside the pool are kept).
+
+    .. math:: r'_i = 1 + \#\{j \in P : r_j < r_i\},\quad i \in P
+
+    and ``None`` outside the pool.
+    """
+    inside = sorted(r for r, p in zip(ranks, pool, strict=True) if p and r is not None)
+    return [1 + bisect.bisect_left(inside, r) if p and r is not None else None
+            for r, p in zip(ranks, pool, strict=True)]
+
+
+def pooled_groups(
+    intervals: Sequence[tuple[float | None, float | None, float | None]], direction: str,
+    pool: Sequence[bool],
+) -> list[int | None]:
+    """:func:`rank_groups` over the entries of ``pool`` only (``None`` outside)."""
+    idx = [i for i, p in enumerate(pool) if p]
+    out: list[int | None] = [None] * len(intervals)
+    for i, g in zip(idx, rank_groups([intervals[i] for i in idx], direction), strict=True):
+        out[i] = g
+    return out
+
+
 def min_ranks(values: Sequence[float | None], direction: str) -> list[int | None]:
     r"""Competition ranks (ties share the smallest rank; 1 = best); ``None`` for NaN/missing.
 

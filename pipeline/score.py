@@ -24,7 +24,7 @@ from pipeline.errors import Problem, ScoringError, UsageError
 from pipeline.executor.base import Executor
 from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.manifest import load_benchmark_manifest, load_submission_manifest
-from pipeline.ranking import min_ranks
+from pipeline.ranking import min_ranks, ranked_pool
 from pipeline.store import CURRENT, Store
 from pipeline.store.frozen import differences
 from pipeline.tracks import get_track, sort_key_sign
@@ -88,6 +88,8 @@ def rank_rows(rows: Sequence[ScoreRow]) -> list[int | None]:
     The direction comes from the metric registry; descriptive metrics (direction ``none``)
     are ranked higher-first for display only. NaN values get no rank; ``inf`` ranks as the
     largest value. One definition with the site's: :func:`pipeline.ranking.min_ranks`.
+    Where a metric has verified rows, only they are ranked; reported rows get no rank
+    (:func:`pipeline.ranking.ranked_pool`).
     """
     ranks: list[int | None] = [None] * len(rows)
     by_metric: dict[str, list[int]] = {}
@@ -95,7 +97,10 @@ def rank_rows(rows: Sequence[ScoreRow]) -> list[int | None]:
         by_metric.setdefault(r.metric, []).append(i)
     for metric, idx in by_metric.items():
         direction = "lower" if sort_key_sign(metric) < 0 else "higher"
-        for i, rank in zip(idx, min_ranks([rows[i].value for i in idx], direction), strict=True):
+        # reported rows never outrank verified ones: rank over the verified where any exist
+        pool = ranked_pool([rows[i].verified for i in idx])
+        values = [rows[i].value if p else None for i, p in zip(idx, pool, strict=True)]
+        for i, rank in zip(idx, min_ranks(values, direction), strict=True):
             ranks[i] = rank
     return ranks
 

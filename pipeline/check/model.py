@@ -15,7 +15,7 @@ from typing import Any
 
 from pipeline.check.view import StaleEntry
 from pipeline.errors import Problem
-from pipeline.ranking import rank_groups, same_value
+from pipeline.ranking import pooled_groups, ranked_pool, same_value
 from pipeline.score import CODE_VERSION
 from pipeline.tracks.review import Finding
 
@@ -174,8 +174,9 @@ def entries_of(rows: Sequence[dict[str, Any]], metric: str, direction: str) -> l
         if r["metric"] == metric:
             prim[k] = r
     keys = sorted(prim)
-    groups = rank_groups([(prim[k]["value"], prim[k]["ci_low"], prim[k]["ci_high"])
-                         for k in keys], direction)
+    groups = pooled_groups([(prim[k]["value"], prim[k]["ci_low"], prim[k]["ci_high"])
+                            for k in keys], direction,
+                           ranked_pool([bool(prim[k]["verified"]) for k in keys]))
     out = [Entry(k[0], k[1], prim[k]["content_hash"], prim[k]["value"], prim[k]["ci_low"],
                  prim[k]["ci_high"], prim[k]["rank"], g, bool(prim[k]["verified"]),
                  prim[k]["code_version"], by_key[k])

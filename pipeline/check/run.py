@@ -97,7 +97,8 @@ def _derive_before(before: LoadedBenchmark, after_rows: list[dict[str, Any]], *,
             failed.append(f"{type(exc).__name__}: {exc}")
             more = []
         rows += [{**r, "code_version": CODE_VERSION} for r in more]
-    ranks = rank_rows([ScoreRow(r["bundle"], r["agent"], r["metric"], r["value"]) for r in rows])
+    ranks = rank_rows([ScoreRow(r["bundle"], r["agent"], r["metric"], r["value"],
+                                verified=bool(r.get("verified"))) for r in rows])
     for r, rank in zip(rows, ranks, strict=True):
         r["rank"] = rank
     rows.sort(key=lambda d: (d["metric"], d["bundle"], d["agent"]))

@@ -230,6 +230,7 @@ def benchmark_page(
                 spark,
                 e.primary.verified,
                 href(path, prefix + agent_path) if agent_path else "",
+                e.apart,
             )
         )
     groups: tuple[RowGroup, ...] = ()
@@ -366,6 +367,7 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav])
         st = vd.standings[bm.id]
         t = site.tracks[bm.track]
         ranked = metric_info(t.primary).direction != "none"
+        # entries list verified ones first: the leader is verified wherever one exists
         lead = st.entries[0] if st.entries and ranked else None
         tied = sum(1 for e in st.entries if e.group == 1) if ranked else 0
         leader = entry_label(site, bm.id, lead) if lead else "—"

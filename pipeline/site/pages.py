@@ -178,6 +178,8 @@ class LeaderboardRow:
     sparkline: Sparkline | None
     verified: bool
     agent_href: str = ""
+    apart: bool = False
+    """A reported entry on a board with verified ones (its own section, never ranked)."""
 
 
 @dataclass(frozen=True)

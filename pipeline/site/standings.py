@@ -14,7 +14,15 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from pipeline.ranking import fmt_num, min_ranks, rank_groups, same_value, usable
+from pipeline.ranking import (
+    fmt_num,
+    min_ranks,
+    pooled,
+    pooled_groups,
+    ranked_pool,
+    same_value,
+    usable,
+)
 from pipeline.site.pages import Sparkline
 from pipeline.store.rows import RunRecord, ScoreRecord, Snapshot
 
@@ -55,6 +63,8 @@ class Entry:
     metrics: Mapping[str, ScoreRecord]
     rank: int | None
     group: int | None
+    apart: bool = False
+    """A reported entry on a board with verified ones: listed after them, never ranked."""
 
 
 @dataclass(frozen=True)
@@ -168,28 +178,32 @@ def standing(
     others = tuple((k, rows[k]) for k in sorted(rows) if metric not in rows[k])
     prim = [rows[k][metric] for k in keys]
     ranked = direction != "none"
+    # Reported never outranks verified: where a verified entry exists, ranks and groups are
+    # over the verified entries (even for numbers a store or frozen file ranked otherwise).
+    pool = ranked_pool([p.verified for p in prim])
     ranks: list[int | None]
     if not ranked:
         ranks = [None] * len(prim)  # a descriptive measure is listed, not ranked
     elif prim and all(p.rank is None for p in prim):
-        ranks = min_ranks([p.value for p in prim], direction)
+        ranks = min_ranks([p.value if ok else None for p, ok in zip(prim, pool, strict=True)],
+                          direction)
     else:
-        ranks = [p.rank for p in prim]
+        ranks = pooled([p.rank for p in prim], pool)
     groups = (
-        rank_groups([(p.value, p.ci_low, p.ci_high) for p in prim], direction)
+        pooled_groups([(p.value, p.ci_low, p.ci_high) for p in prim], direction, pool)
         if ranked
         else [None] * len(prim)
     )
     entries = [
-        Entry(k[0], k[1], p.content_hash, p, rows[k], r, g)
-        for k, p, r, g in zip(keys, prim, ranks, groups, strict=True)
+        Entry(k[0], k[1], p.content_hash, p, rows[k], r, g, not ok)
+        for k, p, r, g, ok in zip(keys, prim, ranks, groups, pool, strict=True)
     ]
     sign = -1.0 if direction == "lower" else 1.0
 
-    def order(e: Entry) -> tuple[bool, int, float, str, str]:
+    def order(e: Entry) -> tuple[bool, bool, int, float, str, str]:
         v = e.primary.value
         key = -sign * v if v is not None and usable(v) else math.inf
-        return (e.rank is None, e.rank or 0, key, e.bundle, e.agent)
+        return (e.apart, e.rank is None, e.rank or 0, key, e.bundle, e.agent)
 
     entries.sort(key=order)
     return Standing(version, benchmark, metric, direction, tuple(entries), others)
