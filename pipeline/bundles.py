@@ -2,7 +2,9 @@
 
 Bundles come from strangers. Nothing here executes or imports anything from them. Files are
 read without following symbolic links; a link, a special file, a path that leaves the folder,
-an oversized file or folder and a non-UTF-8 text file each become a :class:`Problem`.
+an oversized file or folder and a non-UTF-8 text file each become a :class:`Problem`, and so
+do what git holds but no clone can rebuild: gitlinks (submodules), links git tracks and Git
+LFS pointers.
 
 Layout (DESIGN §5)::
 
@@ -86,6 +88,39 @@ def _bad_name(name: str) -> str:
     return ""
 
 
+LFS_POINTER = b"version https://git-lfs.github.com/spec/"
+"""How a Git LFS pointer file starts: the data itself is elsewhere, not in git history."""
+_GIT_MODES = {"160000": ("is a git submodule (gitlink): its content is not in this repository, "
+                         "so no clone can rebuild the bundle"),
+              "120000": "is a symbolic link in git (links may point outside the bundle)"}
+
+
+def git_special_entries(root: Path, skip_dirs: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(path below ``root``, why) of every gitlink and symbolic link git tracks there.
+
+    Read from git's index (what a commit holds), so a submodule that a checkout shows as an
+    empty folder, or a link checked out as a plain file (``core.symlinks=false``), is still
+    seen. Outside a git repository: nothing.
+    """
+    try:
+        res = subprocess.run(["git", "ls-files", "-s", "-z", "--", "."], cwd=root,
+                             capture_output=True, timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    if res.returncode != 0:
+        return []
+    skip = set(skip_dirs)
+    out = []
+    for record in res.stdout.split(b"\0"):
+        meta, _, name = record.partition(b"\t")
+        mode = meta.split(b" ")[0].decode("ascii", "replace")
+        if mode in _GIT_MODES:
+            rel = name.decode("utf-8", "replace")
+            if rel.split("/")[0] not in skip:
+                out.append((rel, _GIT_MODES[mode]))
+    return out
+
+
 def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> ReadResult:
     """Read every regular file below ``root`` into memory, refusing anything unsafe.
 
@@ -101,6 +136,10 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
     out = ReadResult()
     total = 0
     skip = set(skip_dirs)
+    for rel_git, why in git_special_entries(root, skip):
+        out.problems.append(Problem(f"{label}/{rel_git}", "file type", why,
+                                    "replace it by the files themselves, committed as plain "
+                                    "files"))
     folded: dict[str, str] = {}
     stack: list[tuple[Path, str]] = [(root, "")]
     while stack:
@@ -174,6 +213,12 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
                 return out
             with open(entry.path, "rb") as fh:
                 data = fh.read(MAX_FILE_BYTES + 1)
+            if data.startswith(LFS_POINTER):
+                out.problems.append(
+                    Problem(where, "file type", "is a Git LFS pointer, not the data (LFS "
+                            "objects are not in git history, so the bundle cannot be rebuilt)",
+                            "commit the file itself (no LFS) within the size limits"))
+                continue
             if Path(entry.name).suffix.lower() in TEXT_SUFFIXES:
                 try:
                     data.decode("utf-8")
