@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from cli.context import STATE, info, progress_reporter
+from cli.context import STATE, info, progress_reporter, safe_text
 from cli.executor_opts import ExecutorOpt, SchedulerOpt, WorkersOpt, open_executor
 
 
@@ -54,7 +54,8 @@ def check(
         report.parent.mkdir(parents=True, exist_ok=True)
         report.write_text(to_markdown(result), encoding="utf-8")
         info(f"wrote {report}")
-    typer.echo(render(result, fmt), nl=False)
+    # the report quotes bundle text (names, file names): escaped once more for the terminal
+    typer.echo(safe_text(render(result, fmt)), nl=False)
     if result.exit_code:
         raise typer.Exit(result.exit_code)
 

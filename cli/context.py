@@ -39,26 +39,11 @@ console = Console(highlight=False, soft_wrap=True)
 err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-_UNSAFE = {0x7F, *range(0x80, 0xA0), *range(0x202A, 0x202F), *range(0x2066, 0x206A)}
-
-
 def safe_text(text: str) -> str:
-    r"""``text`` with terminal control characters escaped (``\x1b``, ``\u202e``).
+    """``text`` safe for a terminal (:func:`pipeline.untrusted.terminal`)."""
+    from pipeline.untrusted import terminal
 
-    C0 controls other than newline and tab, DEL, C1 controls (``\x9b`` is a CSI) and the
-    bidirectional embeddings, overrides and isolates are written as escapes, so a value
-    from the store or a bundle cannot move the cursor, recolour or reorder the terminal.
-    """
-    if all(" " <= ch < "\x7f" or ch in "\n\t" for ch in text):
-        return text
-    out = []
-    for ch in text:
-        o = ord(ch)
-        if (o < 0x20 and ch not in "\n\t") or o in _UNSAFE or 0xD800 <= o <= 0xDFFF:
-            out.append(f"\\x{o:02x}" if o < 0x100 else f"\\u{o:04x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+    return terminal(text)
 
 
 def info(message: str) -> None:

@@ -45,7 +45,7 @@ def validate(
         }))
     else:
         for p in report.problems:
-            typer.echo(f"{p.severity}: {p}")
+            typer.echo(f"{p.severity}: {safe_text(str(p))}")
         info(f"checked {len(report.benchmarks)} benchmark(s), {report.bundle_count} bundle(s): "
              f"{len(report.errors)} error(s), {len(report.problems) - len(report.errors)} "
              "warning(s)")
@@ -135,9 +135,11 @@ def score(
         console.print(table)
     for r in report.results:
         if r.status == "incomplete":
-            typer.echo(f"warning: {r.benchmark} ({r.release}): {'; '.join(r.notes)}", err=True)
+            typer.echo(safe_text(f"warning: {r.benchmark} ({r.release}): {'; '.join(r.notes)}"),
+                       err=True)
     for r in report.failed:
-        typer.echo(f"error: {r.benchmark} ({r.release}): {'; '.join(r.notes)}", err=True)
+        typer.echo(safe_text(f"error: {r.benchmark} ({r.release}): {'; '.join(r.notes)}"),
+                   err=True)
     if report.failed:
         raise typer.Exit(1)
 
@@ -153,6 +155,7 @@ def query(
     from rich.table import Table
 
     from pipeline.errors import UsageError
+    from pipeline.untrusted import csv_cell
 
     if fmt not in ("table", "csv", "json"):
         raise UsageError(f"--format {fmt!r}", hint="use table, csv or json")
@@ -161,8 +164,9 @@ def query(
     cols, rows = query_store(STATE.db_path, sql)
     if fmt == "csv":
         w = csv.writer(sys.stdout, lineterminator="\n")
-        w.writerow([safe_text(c) for c in cols])
-        w.writerows([[_cell(v) for v in r] for r in rows])
+        w.writerow([csv_cell(safe_text(c)) for c in cols])
+        w.writerows([[csv_cell(_cell(v)) if isinstance(v, str) else _cell(v) for v in r]
+                     for r in rows])
     elif fmt == "json":
         typer.echo(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], default=str,
                               indent=1))

@@ -15,6 +15,7 @@ from pipeline.check.model import BenchmarkCheck, CheckReport, Entry, NewEntry
 from pipeline.errors import Problem
 from pipeline.ranking import fmt_num
 from pipeline.tracks.review import Finding
+from pipeline.untrusted import terminal
 
 MARKER = "<!-- gmeter-check -->"
 """First line of the Markdown report; the CI workflow updates the comment that carries it."""
@@ -25,7 +26,7 @@ _ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
 def md(text: object) -> str:
     """Escape text for a Markdown table cell or line (no HTML, no formatting, one line)."""
-    s = " ".join(str(text).split())
+    s = " ".join(terminal(str(text)).split())
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return re.sub(r"([\\`*_\[\]|#~!])", r"\\\1", s)
 

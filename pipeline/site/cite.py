@@ -18,6 +18,7 @@ from pipeline.site.standings import Standing
 from pipeline.store.rows import BenchmarkRow
 from pipeline.tracks import get_track, track_names
 from pipeline.tracks.presentation import Citation
+from pipeline.untrusted import csv_cell
 
 
 def _citations() -> dict[str, Citation]:
@@ -131,7 +132,7 @@ def board_csv(site: Site, bm: BenchmarkRow, st: Standing) -> str:
     head = ["rank", "group", "system", "agent", "bundle", "verified", "content_hash"]
     for m in metrics:
         head += [m, f"{m}_low", f"{m}_high"]
-    w.writerow(head)
+    w.writerow([csv_cell(h) for h in head])
 
     def num(v: float | None) -> str:
         return "" if v is None else repr(float(v))
@@ -142,7 +143,7 @@ def board_csv(site: Site, bm: BenchmarkRow, st: Standing) -> str:
             "" if e.group is None else str(e.group),
             _csv_text(site.system_name(bm.id, e.bundle, e.content_hash)),
             _csv_text(e.agent),
-            e.bundle,
+            _csv_text(e.bundle),
             "true" if e.primary.verified else "false",
             e.content_hash,
         ]
@@ -157,7 +158,7 @@ def board_csv(site: Site, bm: BenchmarkRow, st: Standing) -> str:
             "",
             _csv_text(site.system_name(bm.id, bundle, some.content_hash)),
             _csv_text(agent),
-            bundle,
+            _csv_text(bundle),
             "true" if some.verified else "false",
             some.content_hash,
         ]
@@ -169,5 +170,5 @@ def board_csv(site: Site, bm: BenchmarkRow, st: Standing) -> str:
 
 
 def _csv_text(text: str) -> str:
-    """Neutralise spreadsheet formulas (a cell starting with = + - @ is read as text)."""
-    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+    """Neutralise spreadsheet formulas (:func:`pipeline.untrusted.csv_cell`)."""
+    return csv_cell(text)

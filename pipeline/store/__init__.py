@@ -32,6 +32,7 @@ import duckdb
 
 from pipeline.errors import StoreError
 from pipeline.store.bulk import insert_rows
+from pipeline.untrusted import csv_cell
 
 CURRENT = "current"
 """Release name under which the working state of ``submissions/`` is scored."""
@@ -825,10 +826,20 @@ class Store:
         order = ", ".join(f'"{c}"' for c in cols if types.get(c) not in ("BLOB", "JSON"))
         select = ", ".join(f'"{c}"' for c in cols)
         target = str(path).replace("'", "''")
-        opts = "(format parquet, compression zstd)" if fmt == "parquet" else "(header, format csv)"
-        self.con.execute(
-            f'copy (select {select} from "{name}" order by {order or "1"}) to \'{target}\' {opts}'
-        )
+        query = f'select {select} from "{name}" order by {order or "1"}'
+        if fmt == "parquet":
+            self.con.execute(f"copy ({query}) to '{target}' (format parquet, compression zstd)")
+            return
+        # CSV is written here, not by DuckDB: every text cell (bundle text included) goes
+        # through csv_cell, so no cell of a published CSV is a spreadsheet formula.
+        import csv
+
+        cur = self.con.execute(query)
+        with open(path, "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh, lineterminator="\n")
+            w.writerow([csv_cell(c) for c in cols])
+            while batch := cur.fetchmany(10_000):
+                w.writerows([[_csv_value(v) for v in row] for row in batch])
 
     def close(self) -> None:
         """Close the connection (checkpointing the file)."""
@@ -855,6 +866,19 @@ class Store:
             [content_hash],
         ).fetchall()
         return {r[0]: bytes(r[1]) for r in rows}
+
+
+def _csv_value(value: Any) -> Any:
+    """A store value as a CSV cell: numbers as DuckDB writes them, text neutralised."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return value
+    if isinstance(value, dt.datetime | dt.date):
+        return value.isoformat(sep=" ") if isinstance(value, dt.datetime) else value.isoformat()
+    return csv_cell(value)
 
 
 def _text(value: Any) -> str | None:

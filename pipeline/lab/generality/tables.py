@@ -33,6 +33,7 @@ from pipeline.tracks.generality.data import (
     read_items,
 )
 from pipeline.tracks.generality.settings import BenchmarkSettings, settings_of
+from pipeline.untrusted import csv_cell
 
 COLUMNS = (
     "agent",
@@ -166,7 +167,9 @@ def _cell(v: Any) -> str:
         return "true" if v else "false"
     if isinstance(v, float):
         return repr(v) if math.isfinite(v) else ("inf" if v > 0 else "-inf" if v < 0 else "nan")
-    return str(v)
+    if isinstance(v, int):
+        return str(v)
+    return csv_cell(v)  # agent names come from the response file: never a formula
 
 
 def to_csv(rows: Sequence[dict[str, Any]]) -> str:
