@@ -35,6 +35,8 @@ MAX_TOTAL_BYTES = 256 * 1024 * 1024
 MAX_FILES = 20_000
 """Most files in one bundle or benchmark folder."""
 TEXT_SUFFIXES = {".toml", ".csv", ".json", ".jsonl", ".md", ".txt", ".tsv", ".yaml", ".yml"}
+RELEASES_DIR = "releases"
+"""The submissions folder's frozen release files (``releases/<name>.csv``): not a benchmark."""
 BENCHMARK_OWNED_DIRS = {"reference", "docs"}
 """Folders of a benchmark that are not bundles."""
 IGNORED_NAMES = {".DS_Store", ".gitkeep", "Thumbs.db"}

@@ -64,6 +64,12 @@ def _git(root: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
     return res.stdout if res.returncode == 0 else None
 
 
+def current_branch(root: Path) -> str | None:
+    """The branch checked out in ``root`` (``None`` for a detached HEAD or outside git)."""
+    out = _git(root, "symbolic-ref", "--short", "-q", "HEAD")
+    return out.decode("utf-8", "replace").strip() if out else None
+
+
 def repo_root(path: Path) -> Path | None:
     """The top folder of the git work tree holding ``path`` (``None`` outside git)."""
     folder = path if path.is_dir() else path.parent

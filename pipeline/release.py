@@ -50,6 +50,7 @@ from pipeline.errors import Problem, ReleaseError, ValidationFailed
 from pipeline.history import (
     COMMIT,
     Source,
+    current_branch,
     find_version,
     last_commit,
     read_version,
@@ -437,6 +438,7 @@ def record_release(
     if not RELEASE_NAME.match(name) or name == CURRENT:
         raise ReleaseError(f"{name!r} is not a valid release name",
                            hint="use letters, digits, '.', '_', '-' (e.g. 2026.11)")
+    _on_release_branch(path)
     existing = read_releases(path)
     if any(r.name == name for r in existing):
         raise ReleaseError(f"release {name} already exists in {path}",
@@ -502,6 +504,28 @@ def record_release(
     return rel
 
 
+RELEASE_BRANCH = "main"
+"""Releases are cut on this branch only (``$GMETER_RELEASE_BRANCH`` names another)."""
+
+
+def _on_release_branch(path: Path) -> None:
+    """Refuse to cut a release in a git work tree that is not on the release branch."""
+    import os
+
+    folder = path.parent
+    root = repo_root(folder) if folder.exists() else None
+    if root is None:
+        return  # outside git (a scratch folder): nothing to protect
+    want = os.environ.get("GMETER_RELEASE_BRANCH", "").strip() or RELEASE_BRANCH
+    branch = current_branch(root)
+    if branch != want:
+        raise ReleaseError(
+            f"releases are cut on {want!r} only; this work tree is on "
+            f"{branch or 'a detached HEAD'!r}",
+            hint=f"merge into {want} and run `gmeter release` there (a pull request never "
+                 "adds a release)")
+
+
 def _published_numbers(store: Store, release: str, what: str) -> bytes:
     """Score ``release`` with this gmeter and return its numbers as a frozen file's bytes.
 
@@ -556,6 +580,7 @@ def freeze_release(store: Store, path: Path, name: str) -> Release:
     ReleaseError
         If the release is unknown or already frozen, or cannot be scored.
     """
+    _on_release_branch(path)
     existing = {r.name: r for r in read_releases(path)}
     rel = existing.get(name)
     if rel is None:

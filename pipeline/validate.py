@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from pipeline import __version__
 from pipeline.bundles import (
     BENCHMARK_OWNED_DIRS,
+    RELEASES_DIR,
     LoadedBenchmark,
     LoadedBundle,
     content_hash,
@@ -399,7 +400,8 @@ def collect(
         else:
             subs = sorted(p for p in path.iterdir() if p.is_dir() and is_benchmark_dir(p))
             for p in sorted(path.iterdir()):
-                if p.is_dir() and not p.name.startswith(".") and not is_benchmark_dir(p):
+                if p.is_dir() and not p.name.startswith(".") and not is_benchmark_dir(p) \
+                        and p.name != RELEASES_DIR:
                     report.problems.append(
                         Problem(display(p), "benchmark",
                                 "unknown benchmark: the folder has no benchmark.toml",

@@ -211,7 +211,18 @@ def test_mixed_pull_request_and_releases(repo: Path) -> None:
     commit(repo, "mixed")
     found = checks(run())
     assert found["mixed-pull-request"] == ["warning"]
-    assert found["releases-file"] == ["warning"]  # adding a release: maintainers' job
+    assert found["releases-file"] == ["error"]  # adding a release: cut on main by maintainers
+
+
+def test_a_pull_request_that_rewrites_gmeter_or_ci_asks_for_a_maintainer(repo: Path) -> None:
+    write(repo, bundle("toy-aref", "new-sys", NEW))
+    write(repo, {"pipeline/check/generic.py": "# every check passes now\n",
+                 ".github/workflows/check-submission.yml": "on: push\n",
+                 "Makefile": "check-submission:\n\ttrue\n",
+                 "submissions/releases/r1.csv": "kind\n"})
+    commit(repo, "rewrite the checker")
+    found = checks(run())
+    assert found["maintainer-only"] == ["error", "error"]  # code/CI, and a frozen file
 
 
 def test_untracked_bundle_is_seen_before_commit(repo: Path) -> None:

@@ -132,6 +132,35 @@ def test_releases_are_immutable() -> None:
     assert f.severity == "error" and "r1" in f.message and "restore" in f.resolution
 
 
+CODE = ["pipeline/check/generic.py", "cli/app.py", "Makefile", "pyproject.toml",
+        ".github/workflows/check-submission.yml", ".ci/run", "site_templates/base.html",
+        "tests/conftest.py", "setup.py", ".gmeter/gmeter.duckdb"]
+
+
+@pytest.mark.parametrize("path", CODE)
+def test_any_change_to_gmeter_or_ci_is_an_error_for_a_maintainer(path: str) -> None:
+    ctx = PullRequestContext(bundle_changes=1, outside=[path])
+    (f,) = [f for f in run_pull_request_checks(ctx) if f.check == "maintainer-only"]
+    assert f.severity == "error" and path in f.message and "maintainer" in f.resolution
+
+
+@pytest.mark.parametrize("path", ["README.md", "docs/gindex.md", "CHANGELOG.md"])
+def test_documentation_only_is_not_maintainer_only(path: str) -> None:
+    ctx = PullRequestContext(bundle_changes=0, outside=[path])
+    assert not [f for f in run_pull_request_checks(ctx) if f.check == "maintainer-only"]
+
+
+def test_frozen_release_files_and_new_releases_are_errors() -> None:
+    ctx = PullRequestContext(bundle_changes=0,
+                             root_files=[("M", "submissions/releases/2026.11.csv")])
+    (f,) = [f for f in run_pull_request_checks(ctx) if f.check == "maintainer-only"]
+    assert f.severity == "error" and "2026.11.csv" in f.file
+    added = PullRequestContext(bundle_changes=0, releases_before=b"",
+                               releases_after=b'[[release]]\nname = "x"\ndate = 2024-01-01\n')
+    (g,) = [f for f in run_pull_request_checks(added) if f.check == "releases-file"]
+    assert g.severity == "error"
+
+
 # --------------------------------------------------------------------------- gindex
 def _flow() -> dict[str, Any]:
     return copy.deepcopy(FLOW)

@@ -270,3 +270,27 @@ def test_identical_bundles_in_two_benchmarks_are_recovered_separately(tmp_path):
         assert s.has_bundle_version("gen-two", "alpha", r1.bundles["gen-two/alpha"])
         assert not score_all(s).failed
     assert _release_scores(fresh) == _release_scores(db)
+
+
+def test_releases_are_cut_on_main_only(tmp_path):
+    import shutil
+    import subprocess
+
+    from tests.conftest import GOOD
+
+    repo = tmp_path / "repo"
+    shutil.copytree(GOOD, repo / "submissions")
+    _git(repo, "init", "-q", "-b", "feature")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "x")
+    rel_file = repo / "submissions" / "releases.toml"
+    with open_store(tmp_path / "s.duckdb") as s:
+        ingest(s, [repo / "submissions"])
+        with pytest.raises(ReleaseError, match="cut on 'main' only"):
+            record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1))
+        subprocess.run(["git", "-C", str(repo), "checkout", "-q", "--detach"], check=True)
+        with pytest.raises(ReleaseError, match="detached"):
+            record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1))
+        assert not rel_file.exists()
+        subprocess.run(["git", "-C", str(repo), "checkout", "-q", "-b", "main"], check=True)
+        assert record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1)).frozen is not None

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from pipeline.bundles import RELEASES_DIR
 from pipeline.inputs import BundleInput
 from pipeline.tracks.review import (
     MANIFEST,
@@ -401,10 +402,46 @@ def releases_file(ctx: PullRequestContext) -> Iterator[Finding]:
         )
     if added:
         yield Finding(
-            "warning", "releases-file", ctx.releases_path, "release",
+            "error", "releases-file", ctx.releases_path, "release",
             f"adds {plural(len(added), 'release')}: {listing(added)}",
-            "releases are recorded by maintainers with `gmeter release`; remove them from a "
-            "submission pull request",
+            "releases are cut on main by a maintainer with `gmeter release`; remove them "
+            "from the pull request and ask a maintainer",
+        )
+
+
+MAINTAINER_PATHS = ("pipeline/", "cli/", "site_templates/", "tests/", "bench/", ".github/",
+                    ".ci/", "Makefile", "pyproject.toml", "setup.py", "setup.cfg",
+                    "requirements", "MANIFEST.in", "gmeter.toml", "conftest.py", ".gmeter/",
+                    "docs/schemas/")
+"""Paths whose change alters gmeter itself or how CI runs it (prefixes of repository paths)."""
+
+
+@integrity_check(
+    "maintainer-only",
+    scope="pull-request",
+    title="Changes to gmeter, CI or recorded releases",
+    description="The verdict on a pull request comes from the base branch's gmeter, never the "
+    "pull request's own code. A pull request that changes gmeter's code, the Makefile, the "
+    "workflows, `releases.toml` or a frozen release file (`submissions/releases/`) is an "
+    "error: a maintainer reviews such changes by hand.",
+)
+def maintainer_only(ctx: PullRequestContext) -> Iterator[Finding]:
+    """Find changes to gmeter's code, CI, the releases file and frozen release files."""
+    code = sorted(p for p in ctx.outside if p.startswith(MAINTAINER_PATHS))
+    if code:
+        yield Finding(
+            "error", "maintainer-only", "pull request", "-",
+            f"changes gmeter's code or CI ({plural(len(code), 'file')}: {listing(code, 6)}); "
+            "the check ran the base branch's gmeter, not this code",
+            "ask a maintainer to review it; a submission changes only submissions/",
+        )
+    frozen = sorted(path for _, path in ctx.root_files
+                    if path.rsplit("/", 2)[-2:-1] == [RELEASES_DIR])
+    if frozen:
+        yield Finding(
+            "error", "maintainer-only", listing(frozen, 3), "-",
+            "changes a frozen release file: published numbers never change",
+            "restore the files from the base branch; errata are added by a maintainer",
         )
 
 

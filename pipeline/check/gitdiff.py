@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any, NamedTuple
 
-from pipeline.bundles import BENCHMARK_OWNED_DIRS
+from pipeline.bundles import BENCHMARK_OWNED_DIRS, RELEASES_DIR
 from pipeline.errors import GmeterError
 
 GIT_TIMEOUT = 120
@@ -230,8 +230,8 @@ def classify(
             outside.append(fc)
             continue
         parts = rel.parts
-        if len(parts) == 1:
-            root.append(fc)
+        if len(parts) == 1 or parts[0] == RELEASES_DIR:
+            root.append(fc)  # releases.toml and the frozen release files
         elif len(parts) == 2 or parts[1] in BENCHMARK_OWNED_DIRS:
             bench.setdefault(parts[0], []).append(fc)
         else:
