@@ -28,7 +28,9 @@ from pipeline.bundles import (
 from pipeline.errors import GmeterError, Problem, UsageError, ValidationFailed
 from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
 from pipeline.limits import (
+    MAX_NAME_CHARS,
     MAX_PROBLEMS_PER_FILE,
+    bad_name,
     bad_text,
     cap_per_file,
     gzip_problem,
@@ -420,6 +422,8 @@ def collect(
                                clean=clean if today is None else None)
         report.benchmarks.append(bench)
     lookalikes = lookalike_problems(report.benchmarks)
+    for key, found in agent_name_problems(report.benchmarks).items():
+        lookalikes.setdefault(key, []).extend(found)
     for bench in report.benchmarks:
         report.problems += bench.problems
         for b in bench.bundles:
@@ -465,6 +469,54 @@ def lookalike_problems(
                 "(same letters after Unicode confusable folding) without being equal",
                 "use exactly the same name if it is the same system, or a clearly different "
                 "one"))
+    return out
+
+
+def agent_name_problems(
+    benchmarks: Sequence[LoadedBenchmark],
+) -> dict[tuple[str, str], list[Problem]]:
+    """Agent names held to the rules of system names, per bundle.
+
+    Every name in an ``agent`` column must be a display name (:func:`bad_name`: NFKC form, no
+    control, bidi or zero-width character), at most :data:`MAX_NAME_CHARS` characters, and
+    must not look like another name on the same board — any bundle's system name or agent —
+    without being equal to it (Unicode TR 39 skeleton).
+    """
+    from pipeline.tracks.review import agent_names
+
+    out: dict[tuple[str, str], list[Problem]] = {}
+    for bench in benchmarks:
+        names: dict[str, set[str]] = {}
+        per_bundle: list[tuple[LoadedBundle, list[str]]] = []
+        for b in bench.bundles:
+            if b.input is None:
+                continue
+            agents = agent_names(b.input)
+            per_bundle.append((b, agents))
+            for n in [b.input.system, *agents]:
+                names.setdefault(skeleton(n), set()).add(n)
+        for b, agents in per_bundle:
+            where = b.label
+            found: list[Problem] = []
+            for name in agents:
+                why = bad_name(name)
+                if not why and len(name) > MAX_NAME_CHARS:
+                    why = f"is {len(name)} characters long, over {MAX_NAME_CHARS}"
+                if why:
+                    found.append(Problem(where, f"agent {printable(name[:60])!r}",
+                                         f"agent name {why}",
+                                         "write the name in plain, visible letters (NFKC)"))
+                    continue
+                twins = sorted(n for n in names.get(skeleton(name), ()) if n != name)
+                if twins:
+                    found.append(Problem(
+                        where, f"agent {name!r}",
+                        f"looks like {', '.join(repr(t) for t in twins[:3])} on this board "
+                        "(same letters after Unicode confusable folding) without being equal",
+                        "use exactly the same name if it is the same agent, or a clearly "
+                        "different one"))
+            if found:
+                out[(bench.id, b.id)] = found[:50]
     return out
 
 

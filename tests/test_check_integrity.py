@@ -106,15 +106,34 @@ def test_near_duplicate_and_resubmission() -> None:
     assert f.severity == "error" and "b/peer" in f.message
 
 
-def test_reusing_your_own_measurements_is_only_a_warning() -> None:
+@pytest.mark.parametrize("contact", ["Ada <ada@example.org>", "ADA@example.org",
+                                     "Ada", "ada@example.org, someone@else.org"])
+def test_a_contact_copied_from_the_victim_never_softens_a_copy(contact: str) -> None:
     col = "v\n" + "".join(f"{0.5 + k / 7:.6f}\n" for k in range(12))
-    mine = {"submitted": dt.date(2024, 1, 1), "contact": "Ada <ada@example.org>"}
-    theirs = {"submitted": dt.date(2024, 1, 1), "contact": "Bob <bob@example.org>"}
-    peer = bundle("peer", {"a.csv": col}, manifest=mine)
-    again = bundle("again", {"b.csv": col}, manifest={**mine, "contact": "ADA@example.org"})
-    stolen = bundle("stolen", {"b.csv": col}, manifest=theirs)
-    assert names(run(bench("similarity"), [again], [peer]))["copied-column"] == ["warning"]
-    assert names(run(bench("similarity"), [stolen], [peer]))["copied-column"] == ["error"]
+    victim = {"submitted": dt.date(2024, 1, 1), "contact": "Ada <ada@example.org>"}
+    peer = bundle("peer", {"a.csv": col}, manifest=victim)
+    copy = bundle("copy", {"b.csv": col}, manifest={**victim, "contact": contact})
+    assert names(run(bench("similarity"), [copy], [peer]))["copied-column"] == ["error"]
+    whole = bundle("whole", {"a.csv": col}, manifest={**victim, "contact": contact,
+                                                      "description": "mine"})
+    assert "error" in names(run(bench("similarity"), [whole], [peer]))["near-duplicate"]
+
+
+LOOKALIKE_AGENTS = ["RAINB\u041eW noop", "\uff32\uff12\uff24\uff12", "R2\u200bD2",
+                    "R2\u202eD2", "r2-d2", "R2D2\u0301", "x" * 201]
+
+
+@pytest.mark.parametrize("name", LOOKALIKE_AGENTS)
+def test_agent_names_get_the_rules_of_system_names(name: str) -> None:
+    peer = bundle("peer", {"r.csv": "agent,item,value\nRAINBOW noop,i1,1\nR2D2,i1,0\n"})
+    target = bundle("mal", {"r.csv": f"agent,item,value\n{name},i1,1\n"})
+    assert names(run(bench("similarity"), [target], [peer])).get("lookalike-name") == ["error"]
+
+
+def test_an_agent_named_exactly_like_another_is_not_a_lookalike() -> None:
+    peer = bundle("peer", {"r.csv": "agent,item,value\nR2D2,i1,1\n"})
+    target = bundle("mine", {"r.csv": "agent,item,value\nR2D2,i1,0\nC3PO,i1,1\n"})
+    assert "lookalike-name" not in names(run(bench("similarity"), [target], [peer]))
 
 
 def test_dates_before_the_benchmark_need_an_origin() -> None:

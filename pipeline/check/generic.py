@@ -16,6 +16,7 @@ from pipeline.tracks.review import (
     Finding,
     IntegrityContext,
     PullRequestContext,
+    agent_names,
     data_files,
     integrity_check,
     listing,
@@ -100,6 +101,31 @@ def lookalike_name(ctx: IntegrityContext) -> Iterator[Finding]:
                     f"another contact ({other.manifest.get('contact', '')!s:.80})",
                     "fine for a new run of the same system (say so in the description); "
                     "otherwise use your own system's name",
+                )
+    yield from _agent_lookalikes(ctx)
+
+
+def _agent_lookalikes(ctx: IntegrityContext) -> Iterator[Finding]:
+    """Agent names of the targets against every name on the board (system and agent)."""
+    from pipeline.limits import MAX_NAME_CHARS, bad_name, skeleton
+
+    board: dict[str, set[str]] = {}
+    for other in [*ctx.peers, *ctx.targets]:
+        for n in [other.system, *agent_names(other)]:
+            board.setdefault(skeleton(n), set()).add(n)
+    for t in ctx.targets:
+        for name in agent_names(t):
+            why = bad_name(name) or (f"is {len(name)} characters long, over {MAX_NAME_CHARS}"
+                                     if len(name) > MAX_NAME_CHARS else "")
+            twins = sorted(n for n in board.get(skeleton(name), ()) if n != name)
+            if why or twins:
+                yield Finding(
+                    "error", "lookalike-name", ctx.where(t), f"agent {name[:60]!r}",
+                    f"agent name {why}" if why else
+                    f"agent {name!r} looks like {', '.join(repr(x) for x in twins[:3])} on "
+                    "the board without being equal",
+                    "name your agent in plain letters, exactly as elsewhere if it is the same "
+                    "agent, or clearly differently",
                 )
 
 

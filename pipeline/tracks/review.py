@@ -335,13 +335,29 @@ _EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}")
 
 
 def same_submitter(a: BundleInput, b: BundleInput) -> bool:
-    """Whether two bundles name the same contact (an e-mail in common, or the same text).
+    """Whether two bundles are *proven* to come from the same submitter: never, today.
 
-    Reusing one's own results is reported as a warning, copying someone else's as an error.
+    ``contact`` is text the submitter types: a copier can write the victim's (issue 20), so
+    equal contacts prove nothing and no self-declared field softens a finding. A copy is an
+    error whatever the contacts say; reusing one's own results is for a maintainer to
+    confirm (the finding's resolution says how). Kept as the one place a real proof of
+    identity (e.g. a signed key) would go.
     """
-    ca, cb = str(a.manifest.get("contact", "")), str(b.manifest.get("contact", ""))
-    ea = {e.lower() for e in _EMAIL.findall(ca)}
-    eb = {e.lower() for e in _EMAIL.findall(cb)}
-    if ea and eb:
-        return bool(ea & eb)
-    return bool(ca.strip()) and ca.strip().casefold() == cb.strip().casefold()
+    del a, b
+    return False
+
+
+def agent_names(bundle: BundleInput) -> list[str]:
+    """The agent names a bundle puts on a board: every value of a CSV column ``agent``.
+
+    Track-independent on purpose: whichever track reads the file, a name that reaches the
+    board gets the rules of a system name (:func:`pipeline.limits.bad_name`, look-alikes).
+    """
+    out: set[str] = set()
+    for path in sorted(bundle.files.files):
+        if not path.lower().endswith(".csv"):
+            continue
+        header, rows = read_csv(bundle.files, path)
+        if "agent" in header:
+            out.update(r["agent"] for r in rows if r.get("agent"))
+    return sorted(out)
