@@ -291,7 +291,8 @@ def _errata(store: Store, release: str, seed: int, options: dict[str, Any], forc
                 f"errata not computed: {len(lacking)} version(s) missing from the store"])
         bench = benchmark_input(store, bench_id, bench_hash)
         bundles = [bundle_input(store, bench, b, h) for b, h in sorted(by_bench.get(bench_id, []))]
-        keys.append(_input_key(bench, bundles, seed, options))
+        keys.append(input_key(bench_hash, [h for _, h in sorted(by_bench.get(bench_id, []))],
+                              seed, options))
         inputs.append((bench, bundles))
     key = hashlib.sha256(json.dumps(keys).encode()).hexdigest()
     if not force and store.erratum_key(release, CODE_VERSION) == key:

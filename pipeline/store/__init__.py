@@ -671,7 +671,11 @@ class Store:
         """A release (not ``exclude``) whose last score of ``benchmark`` had input key ``key``."""
         row = self.con.execute(
             "select release from score_runs where benchmark = ? and release <> ? "
-            "and json_extract_string(options, '$.input_key') = ? order by release limit 1",
+            "and json_extract_string(options, '$.input_key') = ? "
+            # a frozen release's numbers are what it published, maybe by older code: never
+            # a source for another release's scores
+            "and release not in (select release from release_files) "
+            "order by release limit 1",
             [benchmark, exclude, key],
         ).fetchone()
         return str(row[0]) if row else None
