@@ -93,29 +93,36 @@ def doc(site: Path, rel: str) -> Doc:
     return Doc((site / rel).read_text(encoding="utf-8"))
 
 
+def _verified(rows: list[list[str]]) -> list[list[str]]:
+    return [r for r in rows if "reported" not in " ".join(r)]
+
+
 def test_leaderboard_rows_are_in_rank_order(site: Path) -> None:
     rows = doc(site, "benchmarks/gindex-demo/index.html").rows["lb"]
-    ranks = [int(r[0]) for r in rows if r[0].strip().isdigit()]
-    assert len(rows) == 5 and ranks == sorted(ranks)
-    # bundles 3 and 4 have the same g-index (25.0): they share rank 2, the next is 4
-    assert ranks == [1, 2, 2, 4, 5]
-    groups = [r[1] for r in rows]
-    assert groups == ["1", "2", "2", "4", "5"]  # no intervals: groups equal ranks
+    assert len(rows) == 5
+    ver = _verified(rows)
+    ranks = [int(r[0]) for r in ver if r[0].strip().isdigit()]
+    assert ranks == sorted(ranks) and ranks[0] == 1
+    # the reported bundle (b0003, which ties b0004's 25.0) is listed after every verified
+    # entry, unranked: ranks are over the verified entries only
+    assert ranks == [1, 2, 3, 4]
+    assert rows[: len(ver)] == ver and all(r[0] == "—" for r in rows[len(ver):])
+    groups = [r[1] for r in ver]
+    assert groups == ["1", "2", "3", "4"]  # no intervals: groups equal ranks
     # every system cell links to its system page
     assert all("Example Lab" in r[2] or r[2] for r in rows)
 
 
 def test_nan_entry_is_unranked_and_last(site: Path) -> None:
-    current = doc(site, "benchmarks/aiq-demo/index.html").rows["lb"]
+    current = _verified(doc(site, "benchmarks/aiq-demo/index.html").rows["lb"])
     assert current[-1][0] == "—" and current[-1][3].startswith("NaN")
     assert [r[0] for r in current[:-1]] == sorted((r[0] for r in current[:-1]), key=int)
 
 
 def test_intervals_give_tie_groups(site: Path) -> None:
     rows = doc(site, "benchmarks/aiq-demo/index.html").rows["lb"]
-    groups = [r[1] for r in rows if r[1] != "—"]
-    ranks = [int(r[0]) for r in rows if r[0] != "—"]
-    assert all(int(g) <= r for g, r in zip(groups, ranks, strict=True))
+    pairs = [(r[1], r[0]) for r in rows if r[0] != "—"]
+    assert pairs and all(int(g) <= int(r) for g, r in pairs)
 
 
 def test_hostile_system_name_stays_text(site: Path) -> None:
@@ -232,7 +239,8 @@ def test_api_feed_and_data(site: Path) -> None:
     index = json.loads((site / "api/index.json").read_text())
     assert index["latest"] == "current" and len(index["versions"]) == 3
     bench = json.loads((site / "api/benchmarks/gindex-demo.json").read_text())
-    assert [e["rank"] for e in bench["entries"]] == [1, 2, 2, 4, 5]
+    # b0003 is reported: listed last, unranked; the verified entries are ranked alone
+    assert [e["rank"] for e in bench["entries"]] == [1, 2, 3, 4, None]
     assert len(bench["history"]) == 3
     gen = json.loads((site / "api/benchmarks/generality-demo.json").read_text())
     infs = [e["metrics"]["generality"]["value"] for e in gen["entries"]]
