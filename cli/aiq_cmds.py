@@ -137,14 +137,13 @@ def run_cmd(
         typer.Option("--episode-length", "-l", min=1, max=10_000_000, help="Cycles per run."),
     ] = 1000,
     samples: Annotated[
-        int,
-        typer.Option(
-            "--samples", "-s", min=2, max=10_000_000, help="Runs in total (2 per program)."
-        ),
-    ] = 10_000,
+        int | None,
+        typer.Option("--samples", "-s", min=2, max=10_000_000, help="Runs (default: benchmark's)."),
+    ] = None,
     seed: Annotated[
-        int, typer.Option("--seed", min=0, max=2**64 - 1, help="Root seed of every run.")
-    ] = 1,
+        int | None,
+        typer.Option("--seed", min=0, max=2**64 - 1, help="Root seed (default: benchmark's)."),
+    ] = None,
     traces: Annotated[
         bool, typer.Option("--traces", help="Log every run's actions (makes it verifiable).")
     ] = False,
@@ -157,8 +156,9 @@ def run_cmd(
         ),
     ] = None,
     method: Annotated[
-        str, typer.Option("--method", help="stratified | mc-antithetic | mc.")
-    ] = "stratified",
+        str | None,
+        typer.Option("--method", help="stratified | mc-antithetic | mc (default: benchmark's)."),
+    ] = None,
     step_timeout: Annotated[
         float,
         typer.Option(
@@ -178,6 +178,7 @@ def run_cmd(
         run, written = run_to_bundle(
             agent, episode_length, samples, seed, out, benchmark=benchmark, traces=traces,
             method=method, executor=ex, progress=progress, step_timeout=step_timeout,
+            notify=lambda note: info(f"warning: {note}"),
         )  # fmt: skip
     e = run.estimate
     console.print(

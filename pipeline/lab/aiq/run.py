@@ -2,7 +2,9 @@
 
 The benchmark (``submissions/<id>/benchmark.toml`` with ``track = "aiq"``) fixes the machine,
 the program sample (``reference/programs.csv.gz``) and the discount; the run chooses the
-agent, episode length, number of runs (``--samples``), seed and method.
+agent, episode length and method. The run seed and the number of runs are the benchmark's
+(``[aiq] seed`` and ``samples``); ``--seed``/``--samples`` only choose them on a benchmark that
+declares no seed (see :func:`owned_seed_and_samples`).
 """
 
 from __future__ import annotations
@@ -26,24 +28,55 @@ PROGRAMS_FILE = "reference/programs.csv.gz"
 SAMPLER_FILE = "reference/sampler.json"
 
 
+def owned_seed_and_samples(
+    settings: dict[str, Any], samples: int | None, seed: int | None
+) -> tuple[int, int, list[str]]:
+    """Return the run's ``(samples, seed, notes)``: by default the benchmark's.
+
+    A benchmark with ``[aiq] seed`` owns both; an explicit other value still runs (a quick
+    trial) but the notes say that validate will refuse the bundle.
+    """
+    bench_seed, bench_samples = settings.get("seed"), int(settings.get("samples", 10_000))
+    samples = bench_samples if samples is None else samples
+    if bench_seed is None:
+        return samples, (1 if seed is None else seed), []
+    seed = int(bench_seed) if seed is None else seed
+    notes = [
+        f"{name} {given} is not the benchmark's {owned}: the benchmark owns it, so validate "
+        "refuses this bundle (drop the option to run the benchmark's)"
+        for name, given, owned in (
+            ("--seed", seed, bench_seed),
+            ("--samples", samples, bench_samples),
+        )
+        if given != owned
+    ]
+    return samples, seed, notes
+
+
 def run_to_bundle(
     agent: str,
     episode_length: int,
-    samples: int,
-    seed: int,
+    samples: int | None,
+    seed: int | None,
     out: Path,
     *,
     benchmark: Path | None = None,
     traces: bool = False,
-    method: str = "stratified",
+    method: str | None = None,
     executor: Any = None,
     progress: Any = None,
     step_timeout: float = 10.0,
+    notify: Any = None,
 ) -> tuple[AIQRun, list[Path]]:
     """Run one agent on a benchmark and write the bundle (``gmeter aiq run``)."""
     from pipeline.lab.aiq.bundle import write_bundle
 
     bench = load_benchmark(find_benchmark(out, benchmark))
+    samples, seed, notes = owned_seed_and_samples(bench.settings, samples, seed)
+    method = str(bench.settings.get("method", "stratified")) if method is None else method
+    for note in notes:  # the bundle will be refused: say so before the (long) run
+        if notify is not None:
+            notify(note)
     settings = AIQSettings(bench.config, episode_length, float(bench.settings["discount"]))
     try:
         run = run_aiq(agent, bench.sample, settings, samples, seed, method=method,

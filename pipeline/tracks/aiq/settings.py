@@ -77,10 +77,24 @@ class AIQBenchmarkSettings(_Strict):
         "stratified", description="Estimator every bundle must use."
     )
     samples: int = Field(
-        10_000, ge=2, le=MAX_SAMPLES, description="Recommended number of runs per bundle."
+        10_000,
+        ge=2,
+        le=MAX_SAMPLES,
+        description="Runs of the test (with ``seed``: every bundle runs exactly this many).",
     )
     min_samples: int = Field(
-        1000, ge=2, le=MAX_SAMPLES, description="Fewest runs a bundle may log."
+        1000,
+        ge=2,
+        le=MAX_SAMPLES,
+        description="Fewest runs a bundle may log (only when the benchmark declares no seed).",
+    )
+    seed: int | None = Field(
+        None,
+        ge=0,
+        le=MAX_SEED,
+        description="The root seed of every run (programs drawn, machine and agent randomness): "
+        "declared, the benchmark owns the seed and the number of runs, and a bundle with another "
+        "seed or another ``samples`` is refused (common random numbers, nothing to shop).",
     )
 
 

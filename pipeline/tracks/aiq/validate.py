@@ -7,6 +7,7 @@ benchmark's programs in file order, and its traces (if any) must parse.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from pipeline.errors import Problem
@@ -64,16 +65,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
             problems.append(Problem(where, "episode_length",
                                     f"{log.get('episode_length')!r} is not one of {els}",
                                     "use an episode length the benchmark ranks"))  # fmt: skip
-        runs = len(parsed.rows)
-        if parsed.rows and runs < s.min_samples:
-            problems.append(
-                Problem(
-                    fs.where(SAMPLES),
-                    "-",
-                    f"has {runs} runs, the benchmark needs at least {s.min_samples}",
-                    "rerun with more --samples",
-                )
-            )
+        problems += _check_owned(log, parsed, s, where, fs.where(SAMPLES))
     progs, more = benchmark_programs(bench)
     if progs is not None and not more and parsed.rows:
         method = str(log.get("method", s.method))
@@ -81,6 +73,92 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
         problems += _check_weights(parsed, progs.strata, method, fs.where(SAMPLES))
     _, _, more = read_traces(fs)
     problems += more
+    return problems
+
+
+def _check_owned(
+    log: Mapping[str, Any], parsed: Any, s: Any, where: str, where_rows: str
+) -> list[Problem]:
+    """The run seed and the number of runs: the benchmark's, never the submitter's.
+
+    With ``[aiq] seed`` declared the bundle must log exactly that root seed and the
+    benchmark's ``samples`` (issue: seed shopping — the best of many seeds outranks an honest
+    run); every run seed then follows ``run_seed(seed, program_id, sign)`` (checked with the
+    programs) so the programs drawn and the agent's randomness are the benchmark's too. A
+    benchmark without a seed keeps the old floor ``min_samples`` and says the seed is unowned.
+    """
+    from pipeline.metrics.aiq.runs import run_seed
+
+    runs = len(parsed.rows)
+    problems: list[Problem] = []
+    fix = (
+        "rerun with `gmeter aiq run --benchmark <this benchmark>` (it uses the benchmark's "
+        "seed and samples); the benchmark owns them"
+    )
+    bench_seed = s.seed
+    if bench_seed is None:
+        if runs and runs < s.min_samples:
+            problems.append(
+                Problem(
+                    where_rows,
+                    "-",
+                    f"has {runs} runs, the benchmark needs at least {s.min_samples}",
+                    "rerun with more --samples",
+                )
+            )
+        problems.append(
+            Problem(
+                where,
+                "seed",
+                "was chosen by the submitter: the benchmark declares no [aiq] seed",
+                "benchmark maintainers: declare [aiq] seed and samples in benchmark.toml",
+                "warning",
+            )
+        )
+        return problems
+    seed, samples = log.get("seed"), log.get("samples")
+    if seed != bench_seed:
+        problems.append(
+            Problem(
+                where,
+                "seed",
+                f"is {seed!r}; the benchmark owns the run seed and it is {bench_seed!r}",
+                fix,
+            )
+        )
+    want = int(s.samples)
+    if samples != want:
+        problems.append(
+            Problem(
+                where,
+                "samples",
+                f"is {samples!r}; the benchmark owns the number of runs and it is {want}",
+                fix,
+            )
+        )
+    if runs and runs < want:
+        problems.append(
+            Problem(
+                where_rows,
+                "-",
+                f"has {runs} runs, fewer than the benchmark's "
+                f"{want} (the benchmark owns the number of runs)",
+                fix,
+            )
+        )
+    for row, line in zip(parsed.rows, parsed.lines, strict=True):
+        if row.seed != run_seed(bench_seed, row.program_id, row.sign):
+            problems.append(
+                Problem(
+                    where_rows,
+                    f"line {line}: seed",
+                    "does not follow "
+                    f"run_seed({bench_seed}, program_id, sign): the benchmark "
+                    "owns every run seed (and the agent's randomness)",
+                    fix,
+                )
+            )
+            break
     return problems
 
 
