@@ -19,39 +19,92 @@ from pipeline.tracks.review import Finding, IntegrityContext, PullRequestContext
 
 ROOT = Path(__file__).resolve().parents[1]
 # A small Node-RED flow in the shape of the benchmark's reference programs: an HTTP endpoint.
-FLOW: dict[str, Any] = {"flow": [
-    {"id": "a1", "type": "http in", "z": "t", "x": 100, "y": 100, "wires": [["a2", "a3"]],
-     "name": "", "url": "localhost:3000/knee", "method": "HEAD", "upload": False},
-    {"id": "a2", "type": "http response", "z": "t", "x": 300, "y": 100, "wires": [],
-     "name": "", "statusCode": "200", "headers": {}},
-    {"id": "a3", "type": "debug", "z": "t", "x": 300, "y": 200, "wires": [],
-     "active": True, "complete": "payload"},
-]}
+FLOW: dict[str, Any] = {
+    "flow": [
+        {
+            "id": "a1",
+            "type": "http in",
+            "z": "t",
+            "x": 100,
+            "y": 100,
+            "wires": [["a2", "a3"]],
+            "name": "",
+            "url": "localhost:3000/knee",
+            "method": "HEAD",
+            "upload": False,
+        },
+        {
+            "id": "a2",
+            "type": "http response",
+            "z": "t",
+            "x": 300,
+            "y": 100,
+            "wires": [],
+            "name": "",
+            "statusCode": "200",
+            "headers": {},
+        },
+        {
+            "id": "a3",
+            "type": "debug",
+            "z": "t",
+            "x": 300,
+            "y": 200,
+            "wires": [],
+            "active": True,
+            "complete": "payload",
+        },
+    ]
+}
 MANIFEST = 'submitted = 2024-01-01\ncontact = "x"\nlicence = "MIT"\n[system]\nname = "S"\n'
 
 
-def bench(track: str, files: dict[str, str] | None = None, settings: dict[str, Any] | None = None,
-          created: dt.date = dt.date(2020, 1, 1)) -> BenchmarkInput:
+def bench(
+    track: str,
+    files: dict[str, str] | None = None,
+    settings: dict[str, Any] | None = None,
+    created: dt.date = dt.date(2020, 1, 1),
+) -> BenchmarkInput:
     fs = {"benchmark.toml": "id = 'b'\n", **(files or {})}
-    return BenchmarkInput("b", track, "1.0.0", {"created": created, "title": "B"},
-                          settings or {}, FileSet("submissions/b",
-                                                  {k: v.encode() for k, v in fs.items()}))
+    return BenchmarkInput(
+        "b",
+        track,
+        "1.0.0",
+        {"created": created, "title": "B"},
+        settings or {},
+        FileSet("submissions/b", {k: v.encode() for k, v in fs.items()}),
+    )
 
 
-def bundle(name: str, files: dict[str, str], settings: dict[str, Any] | None = None,
-           manifest: dict[str, Any] | None = None) -> BundleInput:
+def bundle(
+    name: str,
+    files: dict[str, str],
+    settings: dict[str, Any] | None = None,
+    manifest: dict[str, Any] | None = None,
+) -> BundleInput:
     data = {"submission.toml": MANIFEST + f"# {name}\n", **files}
     enc = {k: v.encode() for k, v in data.items()}
     from pipeline.bundles import content_hash
 
-    return BundleInput(name, "b", manifest or {"submitted": dt.date(2024, 1, 1)},
-                       settings or {}, FileSet(f"submissions/b/{name}", enc), content_hash(enc))
+    return BundleInput(
+        name,
+        "b",
+        manifest or {"submitted": dt.date(2024, 1, 1)},
+        settings or {},
+        FileSet(f"submissions/b/{name}", enc),
+        content_hash(enc),
+    )
 
 
-def run(b: BenchmarkInput, targets: list[BundleInput], peers: list[BundleInput] = (),  # type: ignore[assignment]
-        **kw: Any) -> list[Finding]:
-    ctx = IntegrityContext(benchmark=b, targets=targets, peers=list(peers),
-                           today=dt.date(2024, 6, 1), **kw)
+def run(
+    b: BenchmarkInput,
+    targets: list[BundleInput],
+    peers: list[BundleInput] = (),  # type: ignore[assignment]
+    **kw: Any,
+) -> list[Finding]:
+    ctx = IntegrityContext(
+        benchmark=b, targets=targets, peers=list(peers), today=dt.date(2024, 6, 1), **kw
+    )
     return run_benchmark_checks(ctx)
 
 
@@ -101,26 +154,39 @@ def test_near_duplicate_and_resubmission() -> None:
     found = run(bench("similarity"), [clone], known_hashes=known)
     assert "resubmission" not in names(found)  # its own earlier version: not a resubmission
     other = BundleInput("other", "b", clone.manifest, {}, clone.files, clone.content_hash)
-    (f,) = [f for f in run(bench("similarity"), [other], known_hashes=known)
-            if f.check == "resubmission"]
+    (f,) = [
+        f
+        for f in run(bench("similarity"), [other], known_hashes=known)
+        if f.check == "resubmission"
+    ]
     assert f.severity == "error" and "b/peer" in f.message
 
 
-@pytest.mark.parametrize("contact", ["Ada <ada@example.org>", "ADA@example.org",
-                                     "Ada", "ada@example.org, someone@else.org"])
+@pytest.mark.parametrize(
+    "contact",
+    ["Ada <ada@example.org>", "ADA@example.org", "Ada", "ada@example.org, someone@else.org"],
+)
 def test_a_contact_copied_from_the_victim_never_softens_a_copy(contact: str) -> None:
     col = "v\n" + "".join(f"{0.5 + k / 7:.6f}\n" for k in range(12))
     victim = {"submitted": dt.date(2024, 1, 1), "contact": "Ada <ada@example.org>"}
     peer = bundle("peer", {"a.csv": col}, manifest=victim)
     copy = bundle("copy", {"b.csv": col}, manifest={**victim, "contact": contact})
     assert names(run(bench("similarity"), [copy], [peer]))["copied-column"] == ["error"]
-    whole = bundle("whole", {"a.csv": col}, manifest={**victim, "contact": contact,
-                                                      "description": "mine"})
+    whole = bundle(
+        "whole", {"a.csv": col}, manifest={**victim, "contact": contact, "description": "mine"}
+    )
     assert "error" in names(run(bench("similarity"), [whole], [peer]))["near-duplicate"]
 
 
-LOOKALIKE_AGENTS = ["RAINB\u041eW noop", "\uff32\uff12\uff24\uff12", "R2\u200bD2",
-                    "R2\u202eD2", "r2-d2", "R2D2\u0301", "x" * 201]
+LOOKALIKE_AGENTS = [
+    "RAINB\u041eW noop",
+    "\uff32\uff12\uff24\uff12",
+    "R2\u200bD2",
+    "R2\u202eD2",
+    "r2-d2",
+    "R2D2\u0301",
+    "x" * 201,
+]
 
 
 @pytest.mark.parametrize("name", LOOKALIKE_AGENTS)
@@ -151,9 +217,18 @@ def test_releases_are_immutable() -> None:
     assert f.severity == "error" and "r1" in f.message and "restore" in f.resolution
 
 
-CODE = ["pipeline/check/generic.py", "cli/app.py", "Makefile", "pyproject.toml",
-        ".github/workflows/check-submission.yml", ".ci/run", "site_templates/base.html",
-        "tests/conftest.py", "setup.py", ".gmeter/gmeter.duckdb"]
+CODE = [
+    "pipeline/check/generic.py",
+    "cli/app.py",
+    "Makefile",
+    "pyproject.toml",
+    ".github/workflows/check-submission.yml",
+    ".ci/run",
+    "site_templates/base.html",
+    "tests/conftest.py",
+    "setup.py",
+    ".gmeter/gmeter.duckdb",
+]
 
 
 @pytest.mark.parametrize("path", CODE)
@@ -170,12 +245,16 @@ def test_documentation_only_is_not_maintainer_only(path: str) -> None:
 
 
 def test_frozen_release_files_and_new_releases_are_errors() -> None:
-    ctx = PullRequestContext(bundle_changes=0,
-                             root_files=[("M", "submissions/releases/2026.11.csv")])
+    ctx = PullRequestContext(
+        bundle_changes=0, root_files=[("M", "submissions/releases/2026.11.csv")]
+    )
     (f,) = [f for f in run_pull_request_checks(ctx) if f.check == "maintainer-only"]
     assert f.severity == "error" and "2026.11.csv" in f.file
-    added = PullRequestContext(bundle_changes=0, releases_before=b"",
-                               releases_after=b'[[release]]\nname = "x"\ndate = 2024-01-01\n')
+    added = PullRequestContext(
+        bundle_changes=0,
+        releases_before=b"",
+        releases_after=b'[[release]]\nname = "x"\ndate = 2024-01-01\n',
+    )
     (g,) = [f for f in run_pull_request_checks(added) if f.check == "releases-file"]
     assert g.severity == "error"
 
@@ -205,7 +284,7 @@ def test_same_program_ignores_ids_and_layout_only() -> None:
     assert not same_program(b"not json", b"[]")
 
 
-def test_reference_program_for_an_unseen_task_is_a_leak() -> None:
+def test_reference_program_is_a_leak_whatever_the_curriculum() -> None:
     flow = _flow()
     b = bench("gindex", {"reference/domains/http/http-00dcbf.json": json.dumps(flow)})
     prog = {"programs/http-00dcbf.json": json.dumps(_relabel(flow))}
@@ -213,24 +292,44 @@ def test_reference_program_for_an_unseen_task_is_a_leak() -> None:
     (f,) = [f for f in run(b, [leaky]) if f.check == "program-leak"]
     assert f.severity == "error" and "http-00dcbf" in f.message and f.resolution
     trained = bundle("trained", {**prog, "curriculum.csv": "domain,samples\nhttp,10\n"})
-    assert "program-leak" not in names(run(b, [trained]))
+    assert "program-leak" in names(run(b, [trained]))
+    stripped = _relabel(flow)
+    stripped["flow"] = [{k: v for k, v in n.items() if k in ("id", "wires")}
+                        for n in stripped["flow"]]  # fmt: skip
+    strip = bundle("strip", {"programs/http-00dcbf.json": json.dumps(stripped),
+                             "curriculum.csv": "domain,samples\nhttp,10\n"})  # fmt: skip
+    from pipeline.metrics.gindex.delta import delta
+
+    if delta(flow["flow"], stripped["flow"], convention="paper").delta == 0.0:
+        assert "program-leak" in names(run(b, [strip]))
 
 
 def test_programs_copied_from_another_submission() -> None:
     flow = _flow()
     other = copy.deepcopy(flow)
     other["flow"][0]["method"] = "GET"
-    peer = bundle("peer", {"programs/t1.json": json.dumps(flow),
-                           "programs/t2.json": json.dumps(other)})
-    copied = bundle("copied", {"programs/t1.json": json.dumps(_relabel(flow)),
-                               "programs/t2.json": json.dumps(_relabel(other))})
+    peer = bundle(
+        "peer", {"programs/t1.json": json.dumps(flow), "programs/t2.json": json.dumps(other)}
+    )
+    copied = bundle(
+        "copied",
+        {
+            "programs/t1.json": json.dumps(_relabel(flow)),
+            "programs/t2.json": json.dumps(_relabel(other)),
+        },
+    )
     (f,) = [f for f in run(bench("gindex"), [copied], [peer]) if f.check == "copied-programs"]
     assert f.severity == "error" and "2 of 2" in f.message and "'peer'" in f.message
     third = copy.deepcopy(flow)
     third["flow"][0]["url"] = "x"
-    partial = bundle("partial", {"programs/t1.json": json.dumps(_relabel(flow)),
-                                 "programs/t2.json": json.dumps(third),
-                                 "programs/t3.json": json.dumps(third)})
+    partial = bundle(
+        "partial",
+        {
+            "programs/t1.json": json.dumps(_relabel(flow)),
+            "programs/t2.json": json.dumps(third),
+            "programs/t3.json": json.dumps(third),
+        },
+    )
     assert names(run(bench("gindex"), [partial], [peer]))["copied-programs"] == ["warning"]
 
 
@@ -245,8 +344,7 @@ def test_programs_copied_from_another_submission() -> None:
     ],
 )
 def test_compute_log(log: str, expect: str | None) -> None:
-    peers = [bundle(f"p{i}", {"compute.csv": f"tflops,seconds\n{10 + i},100\n"})
-             for i in range(3)]
+    peers = [bundle(f"p{i}", {"compute.csv": f"tflops,seconds\n{10 + i},100\n"}) for i in range(3)]
     found = names(run(bench("gindex"), [bundle("t", {"compute.csv": log})], peers))
     if expect is None:
         assert "compute-log" not in found
@@ -255,13 +353,23 @@ def test_compute_log(log: str, expect: str | None) -> None:
 
 
 def test_copied_divergences() -> None:
-    rows = [("a", 0.123456), ("b", 0.234567), ("c", 0.345678), ("d", 0.456789),
-            ("e", 0.567891), ("f", 0.678912), ("g", 0.2)]
+    rows = [
+        ("a", 0.123456),
+        ("b", 0.234567),
+        ("c", 0.345678),
+        ("d", 0.456789),
+        ("e", 0.567891),
+        ("f", 0.678912),
+        ("g", 0.2),
+    ]
     table = "domain,divergence\n" + "".join(f"{d},{v}\n" for d, v in rows)
     edited = table.replace("0.678912", "0.078912")  # one domain "improved"
     peer = bundle("peer", {"divergences.csv": table})
-    found = [f for f in run(bench("gindex"), [bundle("t", {"divergences.csv": edited})], [peer])
-             if f.check == "copied-divergences"]
+    found = [
+        f
+        for f in run(bench("gindex"), [bundle("t", {"divergences.csv": edited})], [peer])
+        if f.check == "copied-divergences"
+    ]
     # 0.2 is too round to count: 5 of the 6 precise values are the peer's.
     assert [f.severity for f in found] == ["error"] and "5 of 6" in found[0].message
 
@@ -291,19 +399,31 @@ def test_aiq_forged_reward_from_the_engine(monkeypatch: pytest.MonkeyPatch) -> N
     from pipeline.errors import Problem
 
     def verify(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
-        return [Problem(bundle.files.where("samples.csv"), "line 7: reward",
-                        "logged 100 but the replay gives -100", "")]
+        return [
+            Problem(
+                bundle.files.where("samples.csv"),
+                "line 7: reward",
+                "logged 100 but the replay gives -100",
+                "",
+            )
+        ]
 
     monkeypatch.setattr(aiq_checks, "_verify_function", lambda: verify)
-    (f,) = [f for f in run(bench("aiq"), [bundle("t", {"aiq.toml": ""})])
-            if f.check == "aiq-replay"]
+    (f,) = [
+        f for f in run(bench("aiq"), [bundle("t", {"aiq.toml": ""})]) if f.check == "aiq-replay"
+    ]
     assert f.severity == "error" and "replay gives -100" in f.message and f.resolution
 
 
 # --------------------------------------------------------------------------- similarity
 def test_repeated_similarity_runs() -> None:
-    runs = ("test_a,test_b,p,merge,agent,v_a,v_b,v_ab,seed\n"
-            "A,B,0.5,sampling,q,0.9,0.5,0.7,1\nA,B,0.5,sampling,q,0.9,0.5,0.7,2\n")
-    (f,) = [f for f in run(bench("similarity"), [bundle("t", {"runs.csv": runs})])
-            if f.check == "repeated-runs"]
+    runs = (
+        "test_a,test_b,p,merge,agent,v_a,v_b,v_ab,seed\n"
+        "A,B,0.5,sampling,q,0.9,0.5,0.7,1\nA,B,0.5,sampling,q,0.9,0.5,0.7,2\n"
+    )
+    (f,) = [
+        f
+        for f in run(bench("similarity"), [bundle("t", {"runs.csv": runs})])
+        if f.check == "repeated-runs"
+    ]
     assert f.severity == "warning" and "A–B" in f.message

@@ -78,7 +78,10 @@ def same_program(a: bytes, b: bytes) -> bool | None:
     large structure is built) gives :data:`TOO_LARGE` (``None``): memory stays bounded.
     """
     na, nb = _nodes(a), _nodes(b)
-    if not na or not nb or _shape(na) != _shape(nb):
+    if not na or not nb:
+        return False
+    stripped = any(not isinstance(n, dict) or "type" not in n for n in (*na, *nb))
+    if _shape(na) != _shape(nb) and not stripped:  # stripped nodes: only Δ can tell
         return False
     if a == b:
         return True
@@ -109,33 +112,31 @@ def _curriculum(bundle: BundleInput) -> set[str]:
     "program-leak",
     track="gindex",
     title="Programs identical to the benchmark's reference solutions",
-    description="A generated program equal (up to node ids and layout, Δ = 0) to a reference "
-    "program of a task domain that the bundle's curriculum does not contain. A system cannot "
-    "reproduce an unseen solution node for node: the answers leaked into training or were "
-    "copied into the bundle.",
+    description="A generated program equal (up to node ids, coordinates and layout: Δ = 0 "
+    "under the board's convention, attribute-stripped copies included) to a public reference "
+    "program of its task. An error whatever the curriculum says: the curriculum is "
+    "self-declared, and a public answer submitted as an observation measures nothing.",
 )
 def program_leak(ctx: IntegrityContext) -> Iterator[Finding]:
-    """Find reference solutions reproduced for tasks outside the curriculum."""
+    """Find public reference solutions reproduced (the curriculum does not excuse them)."""
     tasks = _tasks(ctx.benchmark)
     refs: dict[str, list[bytes]] = {}
     for domain, path in tasks.values():
         refs.setdefault(domain, []).append(ctx.benchmark.files.files[path])
     for t in ctx.targets:
-        trained = _curriculum(t)
         leaked = sorted(
             task for task, data in programs(t.files).items()
-            if task in tasks and tasks[task][0] not in trained
-            and any(same_program(data, r) is True for r in refs[tasks[task][0]])
+            if task in tasks and any(same_program(data, r) is True for r in refs[tasks[task][0]])
         )
         if leaked:
             domains = sorted({tasks[x][0] for x in leaked})
             yield Finding(
                 "error", "program-leak", ctx.where(t, PROGRAMS.rstrip("/")), "programs",
-                f"{len(leaked)} program(s) are the benchmark's reference solutions, for tasks "
-                f"of domains the curriculum does not contain ({listing(domains)}): "
+                f"{len(leaked)} program(s) are the benchmark's public reference solutions "
+                f"(up to ids, coordinates and layout; domains {listing(domains)}): "
                 f"{listing(leaked)}",
-                "submit the programs your system generated; if it was trained on these "
-                "domains, list them in curriculum.csv",
+                "submit the programs your system generated; a listed curriculum does not "
+                "excuse a copied public answer",
             )
 
 
