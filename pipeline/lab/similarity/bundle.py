@@ -163,22 +163,38 @@ def check_benchmark_file(path: Path, tests: Sequence[str]) -> None:
         )
 
 
+_ID = r"^[a-z0-9][a-z0-9._-]{0,63}$"
+
+
+def benchmark_id_of(bench_dir: Path) -> str:
+    """The benchmark id to write for a bundle's parent folder.
+
+    The folder's name when it is an id (always so inside ``submissions/``, see
+    :func:`check_out`), else a neutral id: the user chose the folder, not the benchmark name.
+    """
+    return bench_dir.name if re.match(_ID, bench_dir.name) else "similarity-local"
+
+
 def check_out(out: Path, force: bool) -> Path:
     """Check the bundle folder ``out`` and return its benchmark folder.
 
     Raises
     ------
     UsageError
-        If the bundle or benchmark folder name is not an id, or ``out`` holds files and
+        If ``out`` lies in ``submissions/<benchmark>/`` and the bundle or benchmark folder
+        name is not an id, or ``out`` holds files and
         ``force`` is not set.
     """
     bench_dir = out.resolve().parent
-    if not re.match(r"^[a-z0-9][a-z0-9._-]{0,63}$", out.resolve().name) or not re.match(
-        r"^[a-z0-9][a-z0-9._-]{0,63}$", bench_dir.name
+    # Only a bundle placed in a submissions/ folder becomes part of a benchmark and must be
+    # named by ids; any other folder (a temporary one, a user's scratch space) is the user's.
+    in_submissions = bench_dir.parent.name == "submissions"
+    if in_submissions and (
+        not re.match(_ID, out.resolve().name) or not re.match(_ID, bench_dir.name)
     ):
         raise UsageError(
-            f"{out}: bundle and benchmark folder names must be ids",
-            hint="lower-case letters, digits, '.', '_' and '-'",
+            f"{out}: bundle and benchmark folder names inside submissions/ must be ids",
+            hint="lower-case letters, digits, '.', '_' and '-'; or write outside submissions/",
         )
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file", hint="give a folder for the bundle")
@@ -230,7 +246,9 @@ def run_and_write(
         ),
     }
     if not bench_file.exists():
-        files[bench_file] = benchmark_toml(bench_dir.name, settings, licence=licence, today=today)
+        files[bench_file] = benchmark_toml(
+            benchmark_id_of(bench_dir), settings, licence=licence, today=today
+        )
     written, analysis = write_and_analyse(files, result.rows, settings.tests)
     return WriteReport(written, result, analysis)
 

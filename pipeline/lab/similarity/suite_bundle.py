@@ -17,7 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from pipeline import __version__
-from pipeline.lab.similarity.bundle import check_benchmark_file, check_out, write_and_analyse
+from pipeline.lab.similarity.bundle import (
+    benchmark_id_of,
+    check_benchmark_file,
+    check_out,
+    write_and_analyse,
+)
 from pipeline.lab.similarity.experiment import runs_csv
 from pipeline.lab.similarity.suites import SuiteResult, SuiteSettings, _tests_known, run_suite
 from pipeline.toml_writer import toml_multiline, toml_table, toml_value
@@ -190,6 +195,8 @@ def run_and_write_suite(
         ),
     }
     if not bench_file.exists():
-        files[bench_file] = benchmark_toml(bench_dir.name, settings, licence=licence, today=today)
+        files[bench_file] = benchmark_toml(
+            benchmark_id_of(bench_dir), settings, licence=licence, today=today
+        )
     written, analysis = write_and_analyse(files, result.rows, settings.tests)
     return SuiteWriteReport(written, result, analysis)

@@ -10,22 +10,25 @@ matrix beside the measured one. The site draws these; their shapes are documente
 Chart names and record shapes (every number finite or ``null``):
 
 ``similarity_heatmap``
-    ``{bundle, system, config, row, col, similarity, ci_low, ci_high, status, reported}``: one
-    record per cell of each matrix; ``status`` is ``identity``, ``ok``, ``insufficient``,
-    ``undefined`` or ``missing``.
+    ``{bundle, system, config, row, col, similarity, ci_low, ci_high, status, measurement,
+    reported}``: one record per cell of each matrix; ``status`` is ``identity``, ``ok``,
+    ``insufficient``, ``undefined`` or ``missing``; ``measurement`` is the pair's status
+    (``sufficient``, ``insufficient``, ``gap unresolved``, ``forced by the design``,
+    ``identity``, ``missing``); only ``sufficient`` cells carry an interval.
 ``similarity_map``
     ``{bundle, system, config, test, x, y, explained}``: MDS coordinates.
 ``similarity_flags``
     ``{"flags": [records]}`` (a table, wrapped so generic drawers skip it), records
-    ``{bundle, system, config, pair, status, reason, v_a, v_b, v_ab}``: every pair whose ``S``
-    is not a sufficient agent's (insufficient, undefined), the board's warning list.
+    ``{bundle, system, config, pair, status, measurement, reason, v_a, v_b, v_ab}``: every pair
+    whose ``S`` is not a measurement (insufficient, gap unresolved, forced by the design).
 ``similarity_suites``
     ``{"suites": [records]}`` (a table), records
-    ``{bundle, system, config, tests, n_pairs, n_flagged, diversity, ci_low, ci_high,
-    reported}``: one summary per matrix.
+    ``{bundle, system, config, tests, n_pairs, n_sufficient, n_flagged, diversity, ci_low,
+    ci_high, reported}``: one summary per matrix; the diversity is over the ``n_sufficient``
+    sufficient pairs only.
 ``similarity_sweep``
     ``{"sweep": [records]}``, records ``{bundle, system, agent, p, pair, v_a, v_b, v_ab,
-    similarity, status}``: one per pair and configuration of a bundle with several
+    similarity, status, measurement}``: one per pair and configuration of a bundle with several
     configurations (the paper's Fig. 2, V against network size, and Fig. 3, V_AB against p).
 ``similarity_published``
     ``{row, col, similarity, source}``: the published matrix (both triangles, diagonal 1).
@@ -59,6 +62,7 @@ def matrix_records(
             ti, tj = cfg.tests[i], cfg.tests[j]
             pr = by_pair.get(frozenset((ti, tj)))
             est = pr.estimate if pr is not None and i != j else None
+            measured = pr is not None and pr.status == "sufficient"
             out.append(
                 {
                     "bundle": bundle,
@@ -67,9 +71,13 @@ def matrix_records(
                     "row": ti,
                     "col": tj,
                     "similarity": _num(float(cfg.matrix.values[i, j])),
-                    "ci_low": _num(est.ci_low) if est else None,
-                    "ci_high": _num(est.ci_high) if est else None,
+                    # an interval only for a measurement (a sufficient, resolved pair)
+                    "ci_low": _num(est.ci_low) if est and measured else None,
+                    "ci_high": _num(est.ci_high) if est and measured else None,
                     "status": "identity" if i == j else (est.point.status if est else "missing"),
+                    "measurement": "identity"
+                    if i == j
+                    else (pr.status if pr is not None else "missing"),
                     "reported": reported,
                 }
             )
@@ -97,7 +105,7 @@ def flag_records(bundle: str, system: str, cfg: ConfigResult) -> list[dict[str, 
     out = []
     for pr in cfg.pairs:
         pt = pr.estimate.point
-        if pt.status in ("ok", "identity"):
+        if pr.status in ("sufficient", "identity"):
             continue
         out.append(
             {
@@ -106,7 +114,10 @@ def flag_records(bundle: str, system: str, cfg: ConfigResult) -> list[dict[str, 
                 "config": cfg.config.label(),
                 "pair": pr.key,
                 "status": pt.status,
-                "reason": pt.reason,
+                "measurement": pr.status,
+                "reason": pt.reason
+                or f"{pr.estimate.n_reversed} of {pr.estimate.n_seeds} "
+                "seeds reverse which test is easier",
                 "v_a": _num(pt.v_a),
                 "v_b": _num(pt.v_b),
                 "v_ab": _num(pt.v_ab),
@@ -123,10 +134,10 @@ def suite_record(bundle: str, system: str, cfg: ConfigResult, reported: bool) ->
         "system": system,
         "config": cfg.config.label(),
         "tests": list(cfg.tests),
-        "n_pairs": cfg.diversity.n_pairs,
-        "n_flagged": sum(
-            pr.estimate.point.status in ("insufficient", "undefined") for pr in cfg.pairs
-        ),
+        "n_pairs": sum(pr.first != pr.second for pr in cfg.pairs),
+        # the diversity is the mean of 1 - S over these sufficient pairs only
+        "n_sufficient": cfg.diversity.n_pairs,
+        "n_flagged": sum(pr.status not in ("sufficient", "identity") for pr in cfg.pairs),
         "diversity": _num(cfg.diversity.value),
         "ci_low": _num(ci[0]) if ci else None,
         "ci_high": _num(ci[1]) if ci else None,
@@ -199,6 +210,7 @@ def sweep_records(bundle: str, system: str, cfg: ConfigResult) -> list[dict[str,
                 "v_ab": _num(pt.v_ab),
                 "similarity": _num(pt.value),
                 "status": pt.status,
+                "measurement": pr.status,
             }
         )
     return out

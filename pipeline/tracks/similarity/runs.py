@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import numpy as np
 
@@ -227,6 +228,46 @@ class PairResult:
         """A stable name for the pair, tests in name order: ``first|second``."""
         return f"{self.first}|{self.second}"
 
+    @property
+    def status(self) -> PairStatus:
+        """Whether this cell is a measurement: see :func:`pair_status`."""
+        return pair_status(self.estimate)
+
+
+PairStatus = Literal["sufficient", "insufficient", "gap unresolved", "forced by the design",
+                     "identity"]  # fmt: skip
+"""What a pair's ``S`` is: only ``sufficient`` cells are measurements of eq. 3."""
+
+
+def pair_status(e: SimilarityEstimate) -> PairStatus:
+    r"""Classify one cell: is its ``S`` a measurement (Pereyda & Holder 2020, eq. 3)?
+
+    * ``identity`` — a test with itself (``S = 1`` by definition).
+    * ``forced by the design`` — ``V_A = V_B`` (eq. 3 undefined), or the seeds agree exactly
+      so the interval collapses to a point (``[lo, lo]``): the value is set by the design
+      (e.g. the evaluation split), not estimated.
+    * ``insufficient`` — the mean ``V_AB`` lies outside ``[V_B, V_A]``: eq. 3's absolute
+      values saturate at ``±1`` and the number says only *that* the agent is insufficient.
+    * ``gap unresolved`` — the seeds do not establish which test is easier (Fieller's set for
+      ``(V_A + V_B - 2 V_AB)/(V_A - V_B)`` is unbounded, or some seeds reverse the order), so
+      the denominator of eq. 3 is noise.
+    * ``sufficient`` — everything else: a measured ``S`` with its interval. With a single
+      seed (published transcriptions) the gap cannot be tested and a sufficient point counts.
+    """
+    pt = e.point
+    if pt.status == "identity":
+        return "identity"
+    if pt.status == "undefined":
+        return "forced by the design"
+    if pt.status == "insufficient":
+        return "insufficient"
+    if e.n_seeds >= 2 and (e.gap_resolved is False or e.n_reversed > 0):
+        return "gap unresolved"
+    if e.ci_low is not None and e.ci_high is not None and e.ci_high - e.ci_low < 1e-9:
+        # a point interval (up to float rounding): the seeds cannot vary, the design fixes S
+        return "forced by the design"
+    return "sufficient"
+
 
 @dataclass(frozen=True)
 class ConfigResult:
@@ -324,12 +365,18 @@ def analyse_runs(
                 )
         values = {(pr.first, pr.second): pr.estimate.value for pr in pairs}
         matrix = similarity_matrix(order, values)
-        div = suite_diversity(matrix)
+        # Diversity only over measurements: a saturated, forced or unresolved S is not one,
+        # so it is left out and counted (Diversity.n_missing), never averaged in.
+        measured = {(pr.first, pr.second) for pr in pairs if pr.status == "sufficient"}
+        div = suite_diversity(
+            similarity_matrix(order, {k: v for k, v in values.items() if k in measured})
+        )
+        kept = [c for c in samples if (c.test_a, c.test_b) in measured]
         div_ci = (
             bootstrap_diversity(
-                samples, convention=conv, confidence=confidence, n_boot=n_boot, seed=seed
+                kept, convention=conv, confidence=confidence, n_boot=n_boot, seed=seed
             )
-            if samples
+            if kept
             else None
         )
         emb: Embedding | None = None
@@ -375,6 +422,7 @@ def pair_record(pr: PairResult) -> dict[str, object]:
         "ci_high": _num(e.ci_high),
         "sufficient": pt.sufficient,
         "status": pt.status,
+        "measurement": pr.status,
         "v_a": pt.v_a,
         "v_b": pt.v_b,
         "v_ab": pt.v_ab,

@@ -18,6 +18,13 @@ from pipeline.tracks.filecheck import check_csv
 from pipeline.tracks.similarity.settings import declared_tests, settings_of, submission_of
 from pipeline.tracks.similarity.validate import PUBLISHED_COLUMNS
 
+_WHY = {
+    "insufficient": "insufficient agent: V_AB outside [V_B, V_A], eq. 3 saturates at ±1",
+    "gap unresolved": "the seeds do not resolve which test is easier (V_A − V_B)",
+    "forced by the design": "the value is fixed by the design, not estimated",
+}
+"""Why a pair row carries no value (see :func:`~pipeline.tracks.similarity.runs.pair_status`)."""
+
 
 def _agent_labels(bundles: Sequence[BundleInput]) -> dict[str, str]:
     """Per bundle, the suffix that keeps score-row names unique on the board.
@@ -98,6 +105,16 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                 if e.point.status == "undefined":
                     details["why"] = e.point.reason
                 value = e.point.value
+                ci_low, ci_high = e.ci_low, e.ci_high
+                status = pr.status
+                if status not in ("sufficient", "identity") and not source:
+                    # Not a measurement: eq. 3's number stays in the details, the row has
+                    # no value (so it never tops a "most similar" list) and no interval.
+                    details["eq3_value"] = value if math.isfinite(value) else None
+                    details["why"] = _WHY[status] + (
+                        f" ({e.point.reason})" if e.point.reason else ""
+                    )
+                    value, ci_low, ci_high = math.nan, None, None
                 if source:
                     details["reported"] = source
                     if digits is not None and math.isfinite(value):
@@ -105,7 +122,7 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                         details["rounded_to"] = int(digits)
                 label = pr.key + suffix
                 result.rows.append(
-                    ScoreRow(bundle.id, label, "similarity", value, e.ci_low, e.ci_high,
+                    ScoreRow(bundle.id, label, "similarity", value, ci_low, ci_high,
                              False, details)
                 )  # fmt: skip
                 result.rows.append(
@@ -114,8 +131,8 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                         label,
                         "dissimilarity",
                         1.0 - value,
-                        None if e.ci_high is None else 1.0 - e.ci_high,
-                        None if e.ci_low is None else 1.0 - e.ci_low,
+                        None if ci_high is None else 1.0 - ci_high,
+                        None if ci_low is None else 1.0 - ci_low,
                         False,
                         details,
                     )
@@ -133,13 +150,15 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                     {
                         "tests": list(cfg.tests),
                         "n_pairs": d.n_pairs,
+                        "n_sufficient": d.n_pairs,
                         "n_missing": d.n_missing,
+                        "over": f"{d.n_pairs} sufficient of {d.n_pairs + d.n_missing} pairs",
                         "agent": cfg.config.agent,
                         "merge": cfg.config.merge,
                         "p": cfg.config.p,
                         "convention": convention,
                         **({"reported": source} if source else {}),
-                        **({"why": "no measured pair"} if math.isnan(d.value) else {}),
+                        **({"why": "no sufficient pair"} if math.isnan(d.value) else {}),
                     },
                 )
             )
