@@ -79,12 +79,18 @@ def test_compute_below_one_unit_is_refused(bench, compute: str) -> None:  # type
     assert [(p.field, "ρ + E > 0" in p.message) for p in problems] == [("compute", True)]
 
 
-def test_compute_of_one_unit_is_the_edge(bench) -> None:  # type: ignore[no-untyped-def]
-    b = bundle_input("one", _with("", compute="1"))
+def test_compute_at_the_benchmarks_floor_is_the_edge(bench) -> None:  # type: ignore[no-untyped-def]
+    import math
+
+    floor = 2 ** (1.0 - 1e-4)  # default min_experience 1, ρ = 1e-4: ρ + E >= 1
+    b = bundle_input("one", _with("", compute=repr(floor * (1 + 1e-9))))
     assert TRACK.validate_bundle(b, bench) == []
     res = TRACK.score(bench, [b], ScoreContext())
     (g,) = [r for r in res.rows if r.metric == "g_index"]
-    assert g.value > 0 and g.value == g.value  # finite, not NaN: E = 0, ρ + E = ρ > 0
+    assert math.isfinite(g.value) and g.value > 0
+    for below in ("1", "1.5", repr(floor * 0.999)):  # just above the pole: g-index explodes
+        problems = TRACK.validate_bundle(bundle_input("near", _with("", compute=below)), bench)
+        assert [(p.field, "compute floor" in p.message) for p in problems] == [("compute", True)]
 
 
 def test_cycle_check_is_linear() -> None:

@@ -60,9 +60,22 @@ class BenchmarkSettings(StrictSettings):
         description="domain: one contribution per task domain, as the companion code; task: "
         "one per test task (paper eqs. 8-9). Reported bundles always use domain.",
     )
-    rho: float = Field(1e-4, ge=0, le=1e6, description="The priors ρ of every bundle (paper: a "
-                       "constant, 1e-4 in the companion code). The benchmark owns it.")
+    rho: float = Field(
+        1e-4,
+        ge=0,
+        le=1e6,
+        description="The priors ρ of every bundle (paper: a "
+        "constant, 1e-4 in the companion code). The benchmark owns it.",
+    )
     compute_unit: str = Field("PFLOP·s", description="Unit of compute (E = log2 of it).")
+    min_experience: float = Field(
+        1.0,
+        gt=0,
+        le=1e6,
+        allow_inf_nan=False,
+        description="Compute floor: a bundle's ρ + E (E = log2 compute) must be at least this, "
+        "so the denominator of eq. 9 stays away from its pole (1: at least about 2 units).",
+    )
     tflops_seconds_per_unit: float = Field(
         1000.0, gt=0, description="TFLOPS × seconds in one compute unit (1000 for PFLOP·s)."
     )
@@ -86,7 +99,9 @@ class SubmissionSettings(StrictSettings):
         "marked on the board.",
     )
     compute: float | None = Field(
-        None, gt=0, le=MAX_COMPUTE,
+        None,
+        gt=0,
+        le=MAX_COMPUTE,
         description="Declared total compute; must equal the compute log's total.",
     )
     average_divergence: float | None = Field(

@@ -188,8 +188,9 @@ def _experience_problems(fs: FileSet, s: BenchmarkSettings, total: float,
     r"""The g-index's domain: :math:`\rho + E > 0` with :math:`E = \log_2` compute.
 
     Below :math:`2^{-\rho}` units (about 1 PFLOP·s) the denominator of every contribution is
-    zero or negative: the g-index would be NaN or unbounded (paper eq. 9), so such a log is
-    refused. Per-domain compute is checked too when the benchmark uses the task form.
+    zero or negative, and just above it the g-index explodes (paper eq. 9): a log whose
+    :math:`\rho + E` is below the benchmark's ``min_experience`` floor is refused.
+    Per-domain compute is checked too when the benchmark uses the task form.
     """
     rho = s.rho
     unit = s.compute_unit
@@ -204,12 +205,15 @@ def _experience_problems(fs: FileSet, s: BenchmarkSettings, total: float,
             out.append(Problem(fs.where(COMPUTE), "compute",
                                f"{what} compute {value:.3g} {unit} is beyond {MAX_COMPUTE:g}",
                                "check the units"))
-        elif rho + math.log2(value) <= 0:
+        elif rho + math.log2(value) < s.min_experience:
+            floor = 2 ** (s.min_experience - rho)
             out.append(Problem(
                 fs.where(COMPUTE), "compute",
-                f"{what} compute {value:.6g} {unit} gives E = log2 = {math.log2(value):.4g}; "
-                f"the g-index needs ρ + E > 0 (ρ = {rho:g})",
-                f"log at least {2 ** -rho:.6g} {unit}, in the benchmark's unit ({unit})"))
+                f"{what} compute {value:.6g} {unit} gives ρ + E = "
+                f"{rho + math.log2(value):.4g}; the g-index needs ρ + E > 0 and at least the "
+                f"benchmark's compute floor min_experience = {s.min_experience:g} (near the "
+                "pole of eq. 9 the g-index explodes; the benchmark owns the floor)",
+                f"log at least {floor:.6g} {unit}, in the benchmark's unit ({unit})"))
     return out
 
 
