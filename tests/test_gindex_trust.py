@@ -35,7 +35,8 @@ def _with(extra: str, compute: str | None = None) -> dict[str, bytes]:
     if compute is not None:
         files["compute.csv"] = f"domain,compute\n,{compute}\n".encode()
         files["submission.toml"] = files["submission.toml"].replace(
-            b"compute = 74.75", f"compute = {compute}".encode())
+            b"compute = 74.75", f"compute = {compute}".encode()
+        )
     return files
 
 
@@ -60,10 +61,13 @@ def test_own_priors_are_flagged_by_check(bench) -> None:  # type: ignore[no-unty
     assert "ranked with ρ = 0.0001" in f.message
 
 
-@pytest.mark.parametrize("priors,msg", [
-    ("-6.2", "greater than or equal to 0"),
-    ("{ cron-reminder = -1.0 }", "greater than or equal to 0"),
-])
+@pytest.mark.parametrize(
+    "priors,msg",
+    [
+        ("-6.2", "greater than or equal to 0"),
+        ("{ cron-reminder = -1.0 }", "greater than or equal to 0"),
+    ],
+)
 def test_negative_priors_are_refused(bench, priors: str, msg: str) -> None:  # type: ignore[no-untyped-def]
     from pipeline.manifest import load_submission_manifest
 
@@ -109,8 +113,15 @@ def test_cycle_check_is_linear() -> None:
 
 
 def _same_type(n: int, k: int) -> list[dict[str, object]]:
-    return [{"id": f"n{i}", "type": "function", "func": f"x{(i * k) % 7}",
-             "wires": [[f"n{i + 1}"]] if i + 1 < n else []} for i in range(n)]
+    return [
+        {
+            "id": f"n{i}",
+            "type": "function",
+            "func": f"x{(i * k) % 7}",
+            "wires": [[f"n{i + 1}"]] if i + 1 < n else [],
+        }
+        for i in range(n)
+    ]
 
 
 @pytest.mark.parametrize("n", [300, 1500])
@@ -130,3 +141,26 @@ def test_copied_programs_reports_an_oversized_pair_as_not_compared() -> None:
     b = json.dumps(_same_type(300, 5)).encode()
     assert same_program(a, b) is TOO_LARGE
     assert same_program(a, a) is True
+
+
+@pytest.mark.parametrize(
+    "extra",
+    ["priors = 1e-9\n", "priors = 0.0\n", "priors = { http = 0.0 }\n", "rho = 1e-9\n",
+     'convention = "paper"\n', 'form = "task"\n', "min_experience = 1e-9\n",
+     "resamples = 100\n"],
+)  # fmt: skip
+def test_gaming_every_bundle_field_is_refused_or_harmless(bench, extra: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 20 item 12: a field a bundle sets never lifts its g-index (refused or unchanged)."""
+    from pipeline.manifest import load_submission_manifest
+
+    files = _with(extra)
+    _, _, problems = load_submission_manifest("s.toml", files["submission.toml"], "gindex")
+    if any(p.severity == "error" for p in problems):
+        return  # a rule given in a bundle: refused
+    honest = bundle_input("gpt2-345m-1", _files(BENCH / "gpt2-345m-1"))
+    gamed = bundle_input("gamed", files)
+    if any(p.severity == "error" for p in TRACK.validate_bundle(gamed, bench)):
+        return
+    res = TRACK.score(bench, [honest, gamed], ScoreContext())
+    g = {r.bundle: r.value for r in res.rows if r.metric == "g_index"}
+    assert g["gamed"] == g["gpt2-345m-1"]
