@@ -18,6 +18,7 @@ import functools
 import http.server
 import shutil
 import threading
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -76,7 +77,8 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     from pipeline.site.build import build_site
 
     root = tmp_path_factory.mktemp("browser")
-    db = make_store(root / "store.duckdb")
+    # big: one board longer than a page, so the filter must reach entries it does not show
+    db = make_store(root / "store.duckdb", big=60)
     out = root / "public"
     build_site(db, out)
     yield out
@@ -338,12 +340,15 @@ def test_sorting_and_filtering(browser, server: str) -> None:
     visible = [r for r in range(total) if rows.nth(r).is_visible()]
     assert len(visible) == 1
     page.fill(".tools input[type=search]", "")
-    # sort by the score column twice: ascending, then descending
-    page.locator("#lb thead th").nth(3).locator("button").click()
+    # sort by the score column twice: best first, then the other way round
+    head = page.locator("#lb thead th").nth(3)
+    higher = head.get_attribute("data-better") == "higher"
+    head.locator("button").click()
     first = page.locator("#lb tbody tr").first.locator("td").nth(3).inner_text()
-    page.locator("#lb thead th").nth(3).locator("button").click()
+    head.locator("button").click()
     top = page.locator("#lb tbody tr").first.locator("td").nth(3).inner_text()
-    assert float(first.split()[0]) <= float(top.split()[0])
+    a, b = float(first.split()[0]), float(top.split()[0])
+    assert (a >= b) if higher else (a <= b), (first, top)
     page.close()
 
 
@@ -426,3 +431,156 @@ def test_former_system_address_redirects(browser, server: str) -> None:
         page.wait_for_load_state("load")
         assert "Atlas" in page.locator("h1").first.inner_text()
     page.close()
+
+
+ALL_BOARDS = [*BOARDS, ("large", "benchmarks/gindex-large/index.html")]
+
+
+@pytest.mark.parametrize(("name", "path"), ALL_BOARDS, ids=[n for n, _ in ALL_BOARDS])
+def test_board_table_comes_first_and_fits_a_desktop(browser, server: str, name: str, path: str) -> None:
+    page = browser.new_page()
+    page.goto(server + path, wait_until="load")
+    for wrap in page.locator(".board-wrap").all()[:1]:
+        inner, outer = wrap.evaluate("w => [w.scrollWidth, w.clientWidth]")
+        assert inner <= outer + 1, (path, inner, outer)
+    table = page.locator("table.lb").first.bounding_box()
+    charts = [c.bounding_box() for c in page.locator("figure.chart").all()]
+    page.close()
+    assert table is not None
+    # nothing drawn beside the table: every chart starts below its top
+    assert all(c is None or c["y"] > table["y"] for c in charts), (table, charts[:2])
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize(("name", "path"), ALL_BOARDS, ids=[n for n, _ in ALL_BOARDS])
+def test_a_table_row_is_above_the_fold_on_a_phone(
+    chromium, server: str, name: str, path: str, scheme: str
+) -> None:
+    ctx = chromium.new_context(viewport={"width": 390, "height": 844}, color_scheme=scheme)
+    page = ctx.new_page()
+    page.goto(server + path, wait_until="load")
+    row = page.locator("table.lb tbody tr").first.bounding_box()
+    tied = page.locator(".board-head .lead-meta").bounding_box()
+    header = page.locator("header.site").bounding_box()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"{name}-fold-390-{scheme}.png"))
+    ctx.close()
+    assert row is not None and row["y"] + row["height"] <= 844, (path, row)
+    assert tied is not None and tied["y"] < 844
+    assert header is not None and header["height"] <= 60, header
+
+
+def _column(page: Any, table: str, key: str) -> tuple[int, Any]:
+    heads = page.locator(f"{table} thead th")
+    for i in range(heads.count()):
+        if heads.nth(i).get_attribute("data-key") == key:
+            return i, heads.nth(i)
+    raise AssertionError(key)
+
+
+def _numbers(page: Any, table: str, index: int) -> list[str]:
+    return page.eval_on_selector_all(
+        f"{table} tbody tr", f"rs => rs.map(r => r.cells[{index}].innerText.trim())"
+    )
+
+
+def _finite(texts: list[str]) -> list[float]:
+    out = []
+    for t in texts:
+        head = t.split()[0] if t.split() else ""
+        try:
+            v = float(head.replace("−", "-"))
+        except ValueError:
+            continue
+        if v == v and abs(v) != float("inf") and "step" not in t:
+            out.append(v)
+    return out
+
+
+@pytest.mark.parametrize(("name", "path"), BOARDS[:3], ids=[n for n, _ in BOARDS[:3]])
+def test_first_click_puts_the_best_first_and_the_url_keeps_the_sort(
+    browser, server: str, name: str, path: str
+) -> None:
+    page = browser.new_page()
+    page.goto(server + path, wait_until="load")
+    heads = page.locator("#lb thead th")
+    primary = heads.nth(3)
+    key = primary.get_attribute("data-key")
+    better = primary.get_attribute("data-better")
+    primary.locator("button").click()
+    values = _finite(_numbers(page, "#lb", 3))
+    assert len(values) >= 2
+    assert values == sorted(values, reverse=better == "higher"), (better, values)
+    assert f"sort={key}" in page.url
+    url = page.url
+    page.goto(url, wait_until="load")
+    assert page.locator("#lb thead th").nth(3).get_attribute("aria-sort") == (
+        "descending" if better == "higher" else "ascending"
+    )
+    assert _finite(_numbers(page, "#lb", 3)) == values
+    page.close()
+
+
+def test_infinite_and_step_values_sort_last_both_ways_with_a_note(browser, server: str) -> None:
+    page = browser.new_page()
+    page.goto(server + "benchmarks/generality-demo/index.html", wait_until="load")
+    texts = " ".join(_numbers(page, "#lb", 3) + _numbers(page, "#lb", 4))
+    assert "∞" in texts or "step" in texts, "the synthetic store should hold an ∞/step value"
+    heads = page.locator("#lb thead th")
+    checked = 0
+    for i in range(3, heads.count()):
+        if heads.nth(i).get_attribute("data-type") != "num":
+            continue
+        col = _numbers(page, "#lb", i)
+        if not any("∞" in t or "step" in t for t in col):
+            continue
+        for _ in range(2):  # both directions
+            heads.nth(i).locator("button").click()
+            col = _numbers(page, "#lb", i)
+            bad = [k for k, t in enumerate(col) if "∞" in t or "step" in t]
+            finite = [k for k, t in enumerate(col) if _finite([t])]
+            assert bad and finite and min(bad) > max(finite), col
+            assert page.locator(".sort-note").first.is_visible()
+            checked += 1
+    page.close()
+    assert checked >= 2
+
+
+def test_filter_finds_an_entry_beyond_the_rows_shown(browser, server: str) -> None:
+    import json
+
+    page = browser.new_page()
+    page.goto(server + "benchmarks/gindex-large/index.html", wait_until="load")
+    rest = json.loads(page.locator("#lb-rest").text_content() or "[]")
+    assert rest, "the large board shows only its first rows"
+    shown = " ".join(_numbers(page, "#lb", 2))
+    target = next(e for e in rest if (e[1] or e[2]) not in shown)
+    page.fill(".tools input[type=search]", target[1] or target[2])
+    matches = page.locator(".rest-matches")
+    assert matches.is_visible()
+    assert (target[1] or target[2]) in matches.inner_text()
+    assert "0 of" not in page.locator(".tools .count").inner_text()
+    assert "q=" in page.url
+    link = matches.locator("a").first.get_attribute("href")
+    page.goto(page.url, wait_until="load")  # the filter comes back from the URL
+    assert page.locator(".tools input[type=search]").input_value() == (target[1] or target[2])
+    page.close()
+    with urllib.request.urlopen(urllib.parse.urljoin(server + "benchmarks/gindex-large/", link)) as r:
+        assert r.status == 200
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_compare_state_is_in_the_url_and_fits_a_phone(chromium, server: str, width: int) -> None:
+    ctx = chromium.new_context(viewport={"width": width, "height": 844})
+    page = ctx.new_page()
+    page.goto(server + "benchmarks/gindex-demo/compare/index.html", wait_until="load")
+    options = page.eval_on_selector_all("select[name=b] option", "os => os.map(o => o.value)")
+    page.select_option("select[name=b]", options[-1])
+    assert f"b={options[-1]}" in page.url
+    page.goto(page.url, wait_until="load")
+    assert page.locator("select[name=b]").input_value() == options[-1]
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"compare-{width}.png"), full_page=True)
+    width_now = page.evaluate("document.documentElement.scrollWidth")
+    ctx.close()
+    assert width_now <= width

@@ -6,7 +6,7 @@ Paths are site-relative POSIX paths; every link in a context is relative to its 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -335,8 +335,24 @@ def benchmark_page(
             else None
         ),
         marks=tuple(sorted({c.mark for r in rows for c in (r.score, *r.secondary) if c.mark})),
+        rest=() if full else _rest_of(site, vd, bm, st.entries[PAGE_ROWS:], path, prefix),
     )
     return Page(path, "benchmark.html", ctx)
+
+
+def _rest_of(
+    site: Site, vd: VersionData, bm: BenchmarkRow, entries: Sequence[Any], path: str, prefix: str
+) -> tuple[tuple[str, str, str, str], ...]:
+    """``(rank, agent, system, href)`` of the entries a board does not show (for its filter)."""
+    out = []
+    for e in entries:
+        b = site.bundle(bm.id, e.bundle, e.content_hash)
+        name = b.system_name if b else e.bundle
+        agent_path = agent_link(site, vd, bm, e.agent, name)
+        target = prefix + agent_path if agent_path else f"{prefix}systems/{vd.slugs[name]}/"
+        out.append((str(e.rank or "—"), "" if e.agent == name else e.agent, name,
+                    href(path, target)))  # fmt: skip
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- other pages

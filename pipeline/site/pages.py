@@ -285,6 +285,9 @@ class BenchmarkPage:
     compare: Link | None = None
     marks: tuple[str, ...] = ()
     """The convention marks shown in the table (e.g. ``step``), explained under it."""
+    rest: tuple[tuple[str, str, str, str], ...] = ()
+    """The entries beyond the rows shown, as ``(rank, name, system, href)``: the filter
+    searches them too and links to each (a board shows its first rows only)."""
 
 
 @dataclass(frozen=True)

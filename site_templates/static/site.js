@@ -3,49 +3,90 @@
 (function () {
   "use strict";
 
-  function cellValue(cell, type) {
-    var text = (cell ? cell.textContent : "").trim();
-    if (type === "num") {
-      if (text.indexOf("-∞") === 0) { return -Infinity; }
-      if (text.indexOf("∞") === 0) { return Infinity; }
-      var v = parseFloat(text);
-      return isNaN(v) ? null : v;
-    }
-    return text.toLowerCase();
+  // URL state: ?sort=<column key>&dir=asc|desc&q=<filter>&verified=1 (other tables: "<id>-sort" ...)
+  function param(table, name) { return (table.id === "lb" ? "" : table.id + "-") + name; }
+  function readState(table, name) { return new URLSearchParams(window.location.search).get(param(table, name)); }
+  function writeState(table, pairs) {
+    var u = new URL(window.location.href);
+    Object.keys(pairs).forEach(function (k) {
+      if (pairs[k] === null || pairs[k] === "") { u.searchParams.delete(param(table, k)); }
+      else { u.searchParams.set(param(table, k), pairs[k]); }
+    });
+    if (u.href !== window.location.href) { window.history.replaceState(null, "", u.href); }
   }
 
-  function sortTable(table, index, type, th) {
+  // A sort key: {k: number|string|null, last: bool}. "last" keys (∞, a step curve, no value) stay
+  // below every finite value in both directions: they are not numbers one can order by.
+  function cellKey(cell, type) {
+    var text = (cell ? cell.textContent : "").trim();
+    if (type !== "num") { return { k: text.toLowerCase(), last: text === "" || text === "—" }; }
+    if (cell && cell.querySelector(".mark")) { return { k: null, last: true, why: "step" }; }
+    if (/^[-−]?∞/.test(text)) { return { k: null, last: true, why: "∞" }; }
+    var v = parseFloat(text.replace("−", "-"));
+    return isNaN(v) ? { k: null, last: true } : { k: v, last: false };
+  }
+
+  function sortTable(table, th, dir) {
+    var index = Array.prototype.indexOf.call(th.parentNode.cells, th);
+    var type = th.getAttribute("data-type");
     var body = table.tBodies[0];
     var rows = Array.prototype.slice.call(body.rows);
-    var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+    var whys = {};
     var keyed = rows.map(function (row, i) {
-      return { row: row, key: cellValue(row.cells[index], type), i: i };
+      var key = cellKey(row.cells[index], type);
+      if (key.why) { whys[key.why] = (whys[key.why] || 0) + 1; }
+      return { row: row, key: key, i: i };
     });
     keyed.sort(function (a, b) {
-      if (a.key === null && b.key === null) { return a.i - b.i; }
-      if (a.key === null) { return 1; }
-      if (b.key === null) { return -1; }
-      if (a.key < b.key) { return -dir; }
-      if (a.key > b.key) { return dir; }
+      if (a.key.last || b.key.last) {
+        if (a.key.last && b.key.last) { return a.i - b.i; }
+        return a.key.last ? 1 : -1;
+      }
+      if (a.key.k < b.key.k) { return -dir; }
+      if (a.key.k > b.key.k) { return dir; }
       return a.i - b.i;
     });
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (h) { h.removeAttribute("aria-sort"); });
+    Array.prototype.forEach.call(th.parentNode.cells, function (h) { h.removeAttribute("aria-sort"); });
     th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
     var frag = document.createDocumentFragment();
     keyed.forEach(function (k) { frag.appendChild(k.row); });
     body.appendChild(frag);
+    var note = table.closest("section") && table.closest("section").querySelector(".sort-note");
+    if (note) {
+      var kinds = Object.keys(whys);
+      note.hidden = !kinds.length;
+      note.textContent = kinds.length ? "Sorted by " + th.textContent.trim() + ": " +
+        kinds.map(function (w) { return whys[w] + " “" + w + "” value" + (whys[w] > 1 ? "s" : ""); }).join(" and ") +
+        " listed last in either direction: " + (whys["∞"] ? "∞ is not a finite number to order by" : "") +
+        (whys["∞"] && whys.step ? "; " : "") + (whys.step ? "a step curve has no finite value under the track's convention" : "") +
+        " (see the method below)." : "";
+    }
   }
 
   function setupSorting(table) {
-    Array.prototype.forEach.call(table.tHead.rows[0].cells, function (th, index) {
+    var heads = table.tHead.rows[0].cells;
+    Array.prototype.forEach.call(heads, function (th) {
       var type = th.getAttribute("data-type");
       if (!type) { return; }
       var button = document.createElement("button");
       button.type = "button";
       while (th.firstChild) { button.appendChild(th.firstChild); }
       th.appendChild(button);
-      button.addEventListener("click", function () { sortTable(table, index, type, th); });
+      button.addEventListener("click", function () {
+        var now = th.getAttribute("aria-sort");
+        var dir;
+        if (now === "ascending") { dir = -1; }
+        else if (now === "descending") { dir = 1; }
+        else { dir = th.getAttribute("data-better") === "higher" ? -1 : 1; }  // best first
+        sortTable(table, th, dir);
+        writeState(table, { sort: th.getAttribute("data-key"), dir: dir === 1 ? "asc" : "desc" });
+      });
     });
+    var key = readState(table, "sort");
+    if (key) {
+      var th = Array.prototype.filter.call(heads, function (h) { return h.getAttribute("data-key") === key; })[0];
+      if (th && th.getAttribute("data-type")) { sortTable(table, th, readState(table, "dir") === "asc" ? 1 : -1); }
+    }
   }
 
   function setupFilter(tools) {
@@ -54,8 +95,13 @@
     var input = tools.querySelector("input[type=search]");
     var verified = tools.querySelector("input[type=checkbox]");
     var count = tools.querySelector(".count");
+    var section = table.closest("section") || document;
+    var restBox = section.querySelector(".rest-matches");
+    var restData = document.getElementById("lb-rest");
+    var rest = restData ? JSON.parse(restData.textContent) : [];
     var rows = Array.prototype.slice.call(table.tBodies[0].rows);
     var texts = rows.map(function (r) { return (r.cells[2] ? r.cells[2].textContent : "").toLowerCase(); });
+    var restTexts = rest.map(function (e) { return (e[1] + " " + e[2]).toLowerCase(); });
     function apply() {
       var q = input.value.trim().toLowerCase();
       var shown = 0;
@@ -64,8 +110,23 @@
         row.hidden = !ok;
         if (ok) { shown += 1; }
       });
-      count.textContent = shown + " of " + rows.length + " entries";
+      var more = [];
+      if (q && restBox) {
+        rest.forEach(function (e, i) { if (restTexts[i].indexOf(q) !== -1) { more.push(e); } });
+        restBox.innerHTML = more.length ? "<p class=meta>" + more.length + " more match" + (more.length > 1 ? "es" : "") +
+          " among the entries below the first " + rows.length + ":</p><ul class=index>" + more.slice(0, 50).map(function (e) {
+            return "<li>#" + escapeHtml(e[0]) + " <a href=\"" + escapeHtml(e[3]) + "\">" + escapeHtml(e[1] || e[2]) + "</a>" +
+              (e[1] ? " <small>" + escapeHtml(e[2]) + "</small>" : "") + "</li>";
+          }).join("") + "</ul>" : "";
+        restBox.hidden = !more.length;
+      } else if (restBox) { restBox.hidden = true; restBox.innerHTML = ""; }
+      var total = rows.length + rest.length;
+      count.textContent = (shown + more.length) + " of " + total + " entries";
+      writeState(table, { q: input.value.trim(), verified: verified.checked ? "1" : null });
     }
+    var q0 = readState(table, "q");
+    if (q0) { input.value = q0; }
+    if (readState(table, "verified") === "1") { verified.checked = true; }
     input.addEventListener("input", apply);
     verified.addEventListener("change", apply);
     tools.hidden = false;
@@ -208,7 +269,18 @@
           "</td><td class=n>" + fmtDiff(va && va[0], vb && vb[0]) + "</td><td>" + overlap + "</td></tr>";
       }).join("");
     }
-    form.addEventListener("change", draw);
+    var params = new URLSearchParams(window.location.search);
+    ["a", "b"].forEach(function (k) {
+      var v = params.get(k), sel = form.elements[k];
+      if (v !== null && Array.prototype.some.call(sel.options, function (o) { return o.value === v; })) { sel.value = v; }
+    });
+    form.addEventListener("change", function () {
+      var u = new URL(window.location.href);
+      u.searchParams.set("a", form.elements.a.value);
+      u.searchParams.set("b", form.elements.b.value);
+      window.history.replaceState(null, "", u.href);
+      draw();
+    });
     form.hidden = false;
     draw();
   }

@@ -60,8 +60,8 @@ METHODOLOGY = (
 
 CITATION = Citation(
     bibtex="""@article{venkatasubramanian2021gindex,
-  author  = {Venkatasubramanian, Shubhang and Mantena, Rohan and
-             Kaznatcheev, Artem and Tsao, Jeffrey},
+  author  = {Venkatasubramanian, G. and Kar, S. and Singh, A. and
+             Mishra, S. and Yadav, D. and Chandak, S.},
   title   = {Towards a Measure of General Machine Intelligence},
   journal = {arXiv preprint},
   eprint  = {2109.12075},
@@ -73,7 +73,7 @@ CITATION = Citation(
     title="Towards a Measure of General Machine Intelligence",
     kind="article",
     year=2021,
-    authors=("Venkatasubramanian", "Mantena", "Kaznatcheev", "Tsao"),
+    authors=("Venkatasubramanian", "Kar", "Singh", "Mishra", "Yadav", "Chandak"),
     doi="10.48550/arXiv.2109.12075",
 )
 
