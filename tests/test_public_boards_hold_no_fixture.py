@@ -20,7 +20,9 @@ def test_no_bundle_runs_an_agent_from_the_test_suite() -> None:
             continue
         for n, line in enumerate(toml.read_text(encoding="utf-8").splitlines(), 1):
             key = line.split("=", 1)[0].strip()
-            if key in ("agent", "code_url", "organisation") and _FIXTURE.search(line.split("=", 1)[-1]):
+            if key in ("agent", "code_url", "organisation") and _FIXTURE.search(
+                line.split("=", 1)[-1]
+            ):
                 offenders.append(f"{toml.relative_to(SUBMISSIONS)}:{n}: {line.strip()}")
     assert not offenders, offenders
 

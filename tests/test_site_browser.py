@@ -401,7 +401,8 @@ def test_similarity_intervals_lie_in_range_and_contain_their_point(browser, serv
     page.goto(server + "benchmarks/similarity-demo/index.html", wait_until="load")
     # the similarity column of every pairs table, as a visitor reads it
     cells = page.eval_on_selector_all(
-        "table.lb", "ts => ts.flatMap(t => { const h = [...t.tHead.rows[0].cells]"
+        "table.lb",
+        "ts => ts.flatMap(t => { const h = [...t.tHead.rows[0].cells]"
         ".findIndex(c => /^similarity/.test(c.innerText.trim()));"
         " return [...t.tBodies[0].rows].map(r => r.cells[h].innerText); })",
     )
@@ -437,7 +438,9 @@ ALL_BOARDS = [*BOARDS, ("large", "benchmarks/gindex-large/index.html")]
 
 
 @pytest.mark.parametrize(("name", "path"), ALL_BOARDS, ids=[n for n, _ in ALL_BOARDS])
-def test_board_table_comes_first_and_fits_a_desktop(browser, server: str, name: str, path: str) -> None:
+def test_board_table_comes_first_and_fits_a_desktop(
+    browser, server: str, name: str, path: str
+) -> None:
     page = browser.new_page()
     page.goto(server + path, wait_until="load")
     for wrap in page.locator(".board-wrap").all()[:1]:
@@ -565,7 +568,9 @@ def test_filter_finds_an_entry_beyond_the_rows_shown(browser, server: str) -> No
     page.goto(page.url, wait_until="load")  # the filter comes back from the URL
     assert page.locator(".tools input[type=search]").input_value() == (target[1] or target[2])
     page.close()
-    with urllib.request.urlopen(urllib.parse.urljoin(server + "benchmarks/gindex-large/", link)) as r:
+    with urllib.request.urlopen(
+        urllib.parse.urljoin(server + "benchmarks/gindex-large/", link)
+    ) as r:
         assert r.status == 200
 
 

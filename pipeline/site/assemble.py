@@ -59,9 +59,7 @@ def column(name: str) -> MetricColumn:
     return MetricColumn(name, m.label, m.unit, m.direction, m.description)
 
 
-def nav_for(
-    site: Site, vd: VersionData, prefix: str, base: str = "/"
-) -> Callable[..., Nav]:
+def nav_for(site: Site, vd: VersionData, prefix: str, base: str = "/") -> Callable[..., Nav]:
     """Return a factory of :class:`Nav` for pages of ``vd`` rendered under ``prefix``.
 
     ``make(path, latest=None)``: ``latest`` is the same page's path in the latest version
@@ -247,10 +245,7 @@ def benchmark_page(
         some = next(iter(ms.values()))
         b = site.bundle(bm.id, bundle, some.content_hash)
         name = b.system_name if b else bundle
-        cells = tuple(
-            _other_cell(ms[m], t, m) if m in ms else Cell("—")
-            for m in other_metrics
-        )
+        cells = tuple(_other_cell(ms[m], t, m) if m in ms else Cell("—") for m in other_metrics)
         link = (
             Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name)
             if name in vd.slugs
@@ -263,9 +258,7 @@ def benchmark_page(
         for k, v in sorted(origin.items() if isinstance(origin, dict) else ())
         if isinstance(v, str | int | float)
     )
-    origin_html = tuple(
-        (k, to_inline_html(v.text) if not v.href else "") for k, v in origin_items
-    )
+    origin_html = tuple((k, to_inline_html(v.text) if not v.href else "") for k, v in origin_items)
     run = site.runs.get((vd.version.name, bm.id))
     specs = [] if full else score_charts(site, vd, bm, t)
     downloads = (
@@ -524,10 +517,7 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
     out.append(Page(path, "releases.html",
                     ReleasesPage(make(path), "Releases", tuple(lines), missing)))
     path = "about/index.html"
-    tracks = sorted(
-        {bm.track for vd in site.versions for bm in vd.benchmarks}
-        | set(track_names())
-    )
+    tracks = sorted({bm.track for vd in site.versions for bm in vd.benchmarks} | set(track_names()))
     from pipeline.site.model import track_info
 
     metho = tuple(methodology(site.tracks.get(t) or track_info(t)) for t in tracks)
