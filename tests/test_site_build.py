@@ -519,8 +519,9 @@ def test_former_system_addresses_redirect(site: Path) -> None:
         assert (old.parent / target / "index.html").resolve().is_file()
         assert "data-pagefind-body" not in text
     # a plain slug is its own page, and an ambiguous former slug gets no redirect
-    assert former_slugs({"atlas", "Atlas", "B c"}, {"atlas": "atlas", "Atlas": "atlas-1",
-                                                   "B c": "b-c-2"}) == {"b-c": "B c"}
+    assert former_slugs(
+        {"atlas", "Atlas", "B c"}, {"atlas": "atlas", "Atlas": "atlas-1", "B c": "b-c-2"}
+    ) == {"b-c": "B c"}
     assert former_slugs({"A b", "a-B"}, {"A b": "a-b-1", "a-B": "a-b-2"}) == {}
 
 
@@ -529,3 +530,83 @@ def test_own_priors_are_marked_on_the_board(site: Path) -> None:
     d = Doc((site / "benchmarks/gindex-demo/index.html").read_text(encoding="utf-8"))
     marked = [r for r in d.rows["lb"] if "own priors" in " ".join(r)]
     assert len(marked) == 1, [" ".join(r) for r in d.rows["lb"]]
+
+
+def test_every_page_has_a_description_and_open_graph(site: Path) -> None:
+    import re
+
+    pages = [p for p in site.rglob("*.html") if "pagefind" not in p.parts]
+    assert pages
+    for p in pages:
+        text = p.read_text(encoding="utf-8")
+        if 'http-equiv="refresh"' in text:
+            continue  # a redirect stub of a former address
+        m = re.search(r'<meta name="description" content="([^"]*)">', text)
+        assert m and len(m.group(1).strip()) >= 20, p.relative_to(site)
+        if p.name != "404.html":
+            assert '<meta property="og:title"' in text, p.relative_to(site)
+
+
+def test_release_copies_name_their_current_page_canonical(site: Path) -> None:
+    import re
+
+    copies = list((site / "releases").glob("*/benchmarks/*/index.html"))
+    assert copies
+    for p in copies:
+        m = re.search(r'<link rel="canonical" href="([^"]+)">', p.read_text(encoding="utf-8"))
+        assert m, p.relative_to(site)
+        target = (p.parent / m.group(1)).resolve()
+        assert "releases" not in target.relative_to(site.resolve()).parts
+        assert (target / "index.html").is_file() or target.is_file(), m.group(1)
+    # current pages are canonical themselves
+    assert 'rel="canonical"' not in (site / "index.html").read_text(encoding="utf-8")
+
+
+def test_sitemap_lists_every_current_board(site: Path) -> None:
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(site / "sitemap.xml").getroot()
+    ns = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
+    locs = [u.findtext(f"{ns}loc") or "" for u in root.iter(f"{ns}url")]
+    boards = [p.parent.name for p in (site / "benchmarks").glob("*/index.html")]
+    assert boards
+    for b in boards:
+        assert any(loc.endswith(f"benchmarks/{b}/") for loc in locs), b
+    assert not any("/releases/" in loc and "benchmarks" in loc for loc in locs)
+
+
+def test_feed_links_are_absolute(site: Path) -> None:
+    import re
+
+    text = (site / "feed.xml").read_text(encoding="utf-8")
+    hrefs = re.findall(r'<link [^>]*href="([^"]+)"', text)
+    assert hrefs
+    assert all(h.startswith(("/", "https://", "http://")) for h in hrefs), hrefs
+
+
+def test_404_page_has_the_site_header(site: Path) -> None:
+    text = (site / "404.html").read_text(encoding="utf-8")
+    assert '<header class="site">' in text and 'class="brand"' in text
+
+
+def test_g_index_paper_is_cited_with_its_published_authors(site: Path) -> None:
+    # the board's own reference (the benchmark's `paper` field in the repository) names the
+    # authors; every BibTeX entry and CITATION.cff must give the same family names
+    import re
+    import tomllib
+
+    bm = Path(__file__).resolve().parents[1] / "submissions" / "maya-fbp-16" / "benchmark.toml"
+    found = re.search(r'^paper = (".*")$', bm.read_text(encoding="utf-8"), re.M)
+    assert found, "the g-index board's benchmark.toml names its paper"
+    PAPER = tomllib.loads("p = " + found.group(1))["p"]
+    families = [a.split(". ")[-1].strip() for a in PAPER.split('"')[0].rstrip(", ").split(", ")]
+    assert len(families) == 6, families
+    bib = (site / "cite" / "papers.bib").read_text(encoding="utf-8")
+    entry = bib[bib.index("Towards a Measure of General") - 400 :]
+    authors = re.search(r"author\s*=\s*\{(.*?)\},\n", entry, re.S)
+    assert authors
+    got = [a.split(",")[0].strip() for a in " ".join(authors.group(1).split()).split(" and ")]
+    assert got == families
+    cff = (site / "CITATION.cff").read_text(encoding="utf-8")
+    for f in families:
+        assert f'family-names: "{f}"' in cff

@@ -171,6 +171,46 @@ def base_url(value: str | None = None) -> str:
     return "/" + path.strip("/") + "/" if path.strip("/") else "/"
 
 
+def site_url(base_path: str = "/") -> str:
+    """The site's absolute address (``https://host/base/``), or ``""`` when unknown.
+
+    ``$GMETER_SITE_URL`` when set; on GitHub Actions the GitHub Pages address of the
+    repository. Absolute links (sitemap, feed, BibTeX) need it; without one they fall back
+    to the base path. One place, so the site configuration can supply it instead.
+    """
+    raw = os.environ.get("GMETER_SITE_URL", "").strip()
+    if not raw and os.environ.get("GITHUB_ACTIONS") == "true":
+        owner = (
+            os.environ.get("GITHUB_REPOSITORY_OWNER", "")
+            or os.environ.get("GITHUB_REPOSITORY", "").partition("/")[0]
+        )
+        if owner:
+            raw = f"https://{owner.lower()}.github.io{base_path}"
+    if not raw:
+        return ""
+    if not raw.startswith(("https://", "http://")) or any(c in raw for c in "\"'<> \n\t"):
+        raise BuildError(
+            f"site URL {raw!r} is not an http(s) address", hint="e.g. https://example.org/board/"
+        )
+    return raw.rstrip("/") + "/"
+
+
+def sitemap(paths: list[str], root: str) -> str:
+    """``sitemap.xml`` of the given page paths under ``root`` (sitemaps.org 0.9)."""
+    from xml.sax.saxutils import escape
+
+    urls = []
+    for p in sorted(set(paths)):
+        loc = root + (p[: -len("index.html")] if p.endswith("index.html") else p)
+        urls.append(f"<url><loc>{escape(loc)}</loc></url>")
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        + "\n".join(urls)
+        + "\n</urlset>\n"
+    )
+
+
 def build_site(
     db_path: Path,
     out: Path,
@@ -214,7 +254,8 @@ def build_site(
         pages, specs = site_pages.build_pages(site, base_path)
         write = _Writer(tmp)
         built = snapshot.site_date.isoformat()
-        extra = {"generator": snapshot.generator, "built": built}
+        absolute = site_url(base_path)
+        extra = {"generator": snapshot.generator, "built": built, "site_url": absolute or base_path}
         total = 0
         for i, page in enumerate(pages):
             total += write(page.path, render.render(page.template, page.context, **extra))
@@ -226,6 +267,11 @@ def build_site(
         for rel, doc in sorted(exports.api_documents(site).items()):
             total += write(rel, render.dumps(doc) + "\n")
         total += write("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
+        # release copies point to the current pages (canonical), so only current pages are listed
+        listed = [
+            p.path for p in pages if not p.path.startswith("releases/") and p.path != "404.html"
+        ]
+        total += write("sitemap.xml", sitemap(listed, absolute or base_path))
         write_assets(tmp)
         for name in KEEP:
             kept = out / name
