@@ -610,3 +610,48 @@ def test_g_index_paper_is_cited_with_its_published_authors(site: Path) -> None:
     cff = (site / "CITATION.cff").read_text(encoding="utf-8")
     for f in families:
         assert f'family-names: "{f}"' in cff
+
+
+def test_every_bibtex_entry_of_a_board_has_an_absolute_url(site: Path) -> None:
+    import re
+
+    bibs = list(site.rglob("cite.bib"))
+    assert bibs
+    for bib in bibs:
+        text = bib.read_text(encoding="utf-8")
+        entries = re.split(r"\n(?=@)", text.strip())
+        assert entries
+        for e in entries:
+            m = re.search(r"^\s*url\s*=\s*\{([^}]*)\}", e, re.M)
+            # the board's own entry always; a paper's whenever it has a DOI (the DOI's address)
+            if e.startswith("@misc") or re.search(r"^\s*doi\s*=", e, re.M):
+                assert m, (bib.relative_to(site), e[:80])
+                assert m.group(1).startswith(("/", "https://")), m.group(1)
+
+
+def test_site_url_comes_from_one_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pipeline.errors import BuildError
+    from pipeline.site.model import site_url
+
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
+    monkeypatch.setenv("GMETER_SITE_URL", "https://example.org/board")
+    assert site_url("/board/") == "https://example.org/board/"
+    monkeypatch.setenv("GMETER_SITE_URL", "javascript:alert(1)")
+    with pytest.raises(BuildError):
+        site_url("/")
+    monkeypatch.delenv("GMETER_SITE_URL")
+    assert site_url("/") == ""
+
+
+def test_board_cite_link_defaults_to_the_newest_release(site: Path) -> None:
+    import re
+
+    text = (site / "benchmarks" / "gindex-demo" / "index.html").read_text(encoding="utf-8")
+    cite = re.search(r'<span class="cite">Cite: (.*?)</span>', text, re.S)
+    assert cite
+    first = re.search(r'href="([^"]+)"', cite.group(1))
+    assert first and "releases/" in first.group(1), cite.group(1)
+    releases = sorted(p.name for p in (site / "releases").iterdir() if p.is_dir())
+    assert f"releases/{releases[-1]}/" in first.group(1)
+    cff = (site / "CITATION.cff").read_text(encoding="utf-8")
+    assert f'version: "{releases[-1]}"' in cff and "\nurl: " in cff

@@ -313,7 +313,8 @@ def benchmark_page(
             for label, target, here in versions_of(site, bm.id, vd)
         ),
         cite=(
-            Link(href(path, f"{board}cite.bib"), "BibTeX"),
+            *_release_cite(site, vd, bm, path, seg),
+            Link(href(path, f"{board}cite.bib"), "BibTeX" if vd.prefix else "BibTeX (current)"),
             Link(href(path, "CITATION.cff"), "CITATION.cff"),
             Link(href(path, "cite/papers.bib"), "papers (BibTeX)"),
         ),
@@ -331,6 +332,23 @@ def benchmark_page(
         rest=() if full else _rest_of(site, vd, bm, st.entries[PAGE_ROWS:], path, prefix),
     )
     return Page(path, "benchmark.html", ctx)
+
+
+def _release_cite(
+    site: Site, vd: VersionData, bm: BenchmarkRow, path: str, seg: str
+) -> tuple[Link, ...]:
+    """The BibTeX of this board in the newest release, when this page is the current one.
+
+    A citation should name pages that never change, so the board's first "Cite" link is its
+    newest frozen copy; the current (moving) one follows it.
+    """
+    from pipeline.site.cite import newest_release
+
+    newest = newest_release(site)
+    if vd.prefix or newest is None or bm.id not in newest.standings:
+        return ()
+    target = f"{newest.prefix}benchmarks/{seg}/cite.bib"
+    return (Link(href(path, target), f"BibTeX ({newest.version.name})"),)
 
 
 def _rest_of(
@@ -561,6 +579,9 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
 def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]]:
     """Every page and extra file (chart specs, SVGs, CSV, BibTeX) of the site, in order."""
     from pipeline.site.cite import board_bib, citation_cff, papers_bib, release_bib
+    from pipeline.site.model import site_url
+
+    root = site_url(base) or base  # absolute when the site's address is known
     from pipeline.site.systems import agent_pages, systems_index
 
     pages: list[Page] = []
@@ -578,7 +599,7 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
                 if len(vd.standings[bm.id].entries) > PAGE_ROWS:
                     pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
                 board = f"{prefix}benchmarks/{safe_segment(bm.id)}/"
-                specs.append(SpecFile(board + "cite.bib", None, board_bib(site, vd, bm)))
+                specs.append(SpecFile(board + "cite.bib", None, board_bib(site, vd, bm, root)))
                 if metric_info(site.tracks[bm.track].primary).direction != "none" and (
                     len(vd.standings[bm.id].entries) >= 2
                 ):
@@ -589,7 +610,7 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
             pages.extend(agent_pages(site, vd, prefix, nav))
             pages.append(systems_index(site, vd, prefix, nav))
             if vd.version.is_release:
-                specs.append(SpecFile(f"{prefix}cite.bib", None, release_bib(site, vd)))
+                specs.append(SpecFile(f"{prefix}cite.bib", None, release_bib(site, vd, root)))
     from pipeline.site.redirects import redirect_pages
 
     built = {p.path for p in pages}
@@ -598,6 +619,6 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
             pages.extend(redirect_pages(vd, prefix, built))
     if site.latest is not None:
         pages.extend(global_pages(site, base))
-        specs.append(SpecFile("CITATION.cff", None, citation_cff(site)))
+        specs.append(SpecFile("CITATION.cff", None, citation_cff(site, root)))
         specs.append(SpecFile("cite/papers.bib", None, papers_bib()))
     return pages, specs

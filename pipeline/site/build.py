@@ -171,30 +171,6 @@ def base_url(value: str | None = None) -> str:
     return "/" + path.strip("/") + "/" if path.strip("/") else "/"
 
 
-def site_url(base_path: str = "/") -> str:
-    """The site's absolute address (``https://host/base/``), or ``""`` when unknown.
-
-    ``$GMETER_SITE_URL`` when set; on GitHub Actions the GitHub Pages address of the
-    repository. Absolute links (sitemap, feed, BibTeX) need it; without one they fall back
-    to the base path. One place, so the site configuration can supply it instead.
-    """
-    raw = os.environ.get("GMETER_SITE_URL", "").strip()
-    if not raw and os.environ.get("GITHUB_ACTIONS") == "true":
-        owner = (
-            os.environ.get("GITHUB_REPOSITORY_OWNER", "")
-            or os.environ.get("GITHUB_REPOSITORY", "").partition("/")[0]
-        )
-        if owner:
-            raw = f"https://{owner.lower()}.github.io{base_path}"
-    if not raw:
-        return ""
-    if not raw.startswith(("https://", "http://")) or any(c in raw for c in "\"'<> \n\t"):
-        raise BuildError(
-            f"site URL {raw!r} is not an http(s) address", hint="e.g. https://example.org/board/"
-        )
-    return raw.rstrip("/") + "/"
-
-
 def sitemap(paths: list[str], root: str) -> str:
     """``sitemap.xml`` of the given page paths under ``root`` (sitemaps.org 0.9)."""
     from xml.sax.saxutils import escape
@@ -254,6 +230,8 @@ def build_site(
         pages, specs = site_pages.build_pages(site, base_path)
         write = _Writer(tmp)
         built = snapshot.site_date.isoformat()
+        from pipeline.site.model import site_url
+
         absolute = site_url(base_path)
         extra = {"generator": snapshot.generator, "built": built, "site_url": absolute or base_path}
         total = 0

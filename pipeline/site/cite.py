@@ -48,8 +48,12 @@ def _key(*parts: str) -> str:
     return "gmeter-" + "-".join(re.sub(r"[^A-Za-z0-9]+", "-", p).strip("-") for p in parts if p)
 
 
-def board_bib(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
-    """BibTeX for one board in one version (``@misc``), followed by its paper's entry."""
+def board_bib(site: Site, vd: VersionData, bm: BenchmarkRow, root: str = "/") -> str:
+    """BibTeX for one board in one version (``@misc``), followed by its paper's entry.
+
+    ``root`` is the site's address (absolute when configured): the entry's ``url`` is the
+    board's page in this version under it.
+    """
     version = vd.version
     year = version.date.year
     note = (
@@ -65,6 +69,7 @@ def board_bib(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
         f"  author       = {{{{gmeter contributors}}}},\n"
         f"  year         = {{{year}}},\n"
         f"  howpublished = {{gmeter leaderboard, page {_bib_text(path)}}},\n"
+        f"  url          = {{{_bib_url(root + path)}}},\n"
         f"  note         = {{{_bib_text(note)}}}\n"
         "}\n"
     )
@@ -72,7 +77,18 @@ def board_bib(site: Site, vd: VersionData, bm: BenchmarkRow) -> str:
     return entry + ("\n" + paper.bibtex + "\n" if paper else "")
 
 
-def release_bib(site: Site, vd: VersionData) -> str:
+def newest_release(site: Site) -> VersionData | None:
+    """The newest frozen release (``None`` before the first)."""
+    releases = [vd for vd in site.versions if vd.prefix]
+    return releases[-1] if releases else None
+
+
+def _bib_url(url: str) -> str:
+    """A URL for a BibTeX ``url`` field (no braces, no spaces; ``%`` and ``#`` escaped)."""
+    return re.sub(r"([%#])", r"\\\1", "".join(c for c in url if c not in "{} \n\t\\"))
+
+
+def release_bib(site: Site, vd: VersionData, root: str = "/") -> str:
     """BibTeX for a release of the whole site, then every paper its boards use."""
     v = vd.version
     ids = ", ".join(bm.id for bm in vd.benchmarks)
@@ -82,6 +98,7 @@ def release_bib(site: Site, vd: VersionData) -> str:
         f"  author       = {{{{gmeter contributors}}}},\n"
         f"  year         = {{{v.date.year}}},\n"
         f"  howpublished = {{gmeter release {_bib_text(v.name)}, page {_bib_text(vd.prefix)}}},\n"
+        f"  url          = {{{_bib_url(root + vd.prefix)}}},\n"
         f"  note         = {{boards: {_bib_text(ids)}}}\n"
         "}\n"
     )
@@ -95,11 +112,14 @@ def papers_bib() -> str:
     return "\n\n".join(papers[t].bibtex for t in sorted(papers)) + "\n"
 
 
-def citation_cff(site: Site) -> str:
+def citation_cff(site: Site, root: str = "/") -> str:
     """``CITATION.cff`` (Citation File Format 1.2.0) for the site, with the papers it uses."""
     latest = site.latest
     date = site.snapshot.site_date.isoformat()
-    version = latest.version.name if latest else "current"
+    newest = newest_release(site)
+    # a citation names something fixed: the newest release (its pages never change)
+    cited = newest or latest
+    version = cited.version.name if cited else "current"
     lines = [
         "cff-version: 1.2.0",
         'message: "If you use these leaderboards, please cite them as below, and the paper of '
@@ -109,6 +129,7 @@ def citation_cff(site: Site) -> str:
         "authors:",
         '  - name: "gmeter contributors"',
         f'version: "{version}"',
+        f'url: "{_bib_url(root + (cited.prefix if cited else ""))}"',
         f"date-released: {date}",
         "license: MIT",
         "references:",

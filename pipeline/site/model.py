@@ -8,13 +8,14 @@ computed once, in a deterministic order. Pure: no files, no store.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from pipeline.errors import GmeterError
+from pipeline.errors import BuildError, GmeterError
 from pipeline.site.standings import (
     CURRENT,
     Change,
@@ -318,3 +319,27 @@ def analyse(snapshot: Snapshot) -> Site:
         previous = vd
     site.latest = site.versions[-1] if site.versions else None
     return site
+
+
+def site_url(base_path: str = "/") -> str:
+    """The site's absolute address (``https://host/base/``), or ``""`` when unknown.
+
+    ``$GMETER_SITE_URL`` when set; on GitHub Actions the GitHub Pages address of the
+    repository. Absolute links (sitemap, feed, BibTeX) need it; without one they fall back
+    to the base path. One place, so the site configuration can supply it instead.
+    """
+    raw = os.environ.get("GMETER_SITE_URL", "").strip()
+    if not raw and os.environ.get("GITHUB_ACTIONS") == "true":
+        owner = (
+            os.environ.get("GITHUB_REPOSITORY_OWNER", "")
+            or os.environ.get("GITHUB_REPOSITORY", "").partition("/")[0]
+        )
+        if owner:
+            raw = f"https://{owner.lower()}.github.io{base_path}"
+    if not raw:
+        return ""
+    if not raw.startswith(("https://", "http://")) or any(c in raw for c in "\"'<> \n\t"):
+        raise BuildError(
+            f"site URL {raw!r} is not an http(s) address", hint="e.g. https://example.org/board/"
+        )
+    return raw.rstrip("/") + "/"

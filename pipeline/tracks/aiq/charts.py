@@ -119,7 +119,8 @@ CITATION = Citation(
   pages     = {236--249},
   publisher = {Springer},
   year      = {2013},
-  doi       = {10.1007/978-3-642-44958-1_18}
+  doi       = {10.1007/978-3-642-44958-1_18},
+  url       = {https://doi.org/10.1007/978-3-642-44958-1_18}
 }""",
     title="An Approximation of the Universal Intelligence Measure",
     kind="conference-paper",

@@ -378,7 +378,8 @@ CITATION = Citation(
   volume  = {11},
   pages   = {22822},
   year    = {2021},
-  doi     = {10.1038/s41598-021-01997-7}
+  doi     = {10.1038/s41598-021-01997-7},
+  url     = {https://doi.org/10.1038/s41598-021-01997-7}
 }""",
     title="General intelligence disentangled via a generality metric for natural and "
     "artificial intelligence",
