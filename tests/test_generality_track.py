@@ -288,21 +288,54 @@ def test_a_bundle_must_answer_every_item():
     assert any("bundle y skipped" in n for n in res.notes)
 
 
-def test_explicit_na_is_accepted_listed_and_kept_in_details():
+def test_explicit_na_counts_as_the_worst_value_by_default():
     text = "agent,item,value\nc,q1,1\nc,q2,NA\nc,q3,NA\nc,q4,0\n"
     assert TRACK.validate_bundle(bundle("x", text), INTRINSIC) == []
     res = TRACK.score(INTRINSIC, [bundle("x", E1), bundle("y", text)], ScoreContext())
     cap = {r.agent: r for r in res.rows if r.metric == "capability"}
     assert cap["c"].details["missing_items"] == 2 and "missing_items" not in cap["a"].details
-    assert any("c (2 of 4)" in n and "left out" in n for n in res.notes)
+    assert any("c (2 of 4)" in n and "worst value" in n for n in res.notes)
+    wrong = TRACK.score(
+        INTRINSIC, [bundle("y", text.replace("NA", "0"))], ScoreContext()
+    )
+    same = {r.metric: r.value for r in wrong.rows}
+    assert {r.metric: r.value for r in res.rows if r.agent == "c"} == same
     zero = bench(
         {"transform": "intrinsic", "kmin": 0.0, "bootstrap": 0, "missing": "zero"},
         {"reference/items.csv": ITEMS},
     )
     res0 = TRACK.score(zero, [bundle("y", text)], ScoreContext())
-    got = {r.metric: r.value for r in res0.rows}
-    assert got["capability"] == 1.5  # (1, 0, 0, 0): saturated block 1 + ramp 0.5
-    assert any("counted as wrong" in n for n in res0.notes)
+    assert {r.metric: r.value for r in res0.rows} == same
+
+
+def test_excluded_missing_shows_coverage_and_is_unranked_below_the_minimum():
+    text = "agent,item,value\nc,q1,1\nc,q2,NA\nc,q3,NA\nc,q4,1\n"
+    exclude = {"transform": "intrinsic", "kmin": 0.0, "bootstrap": 0, "missing": "exclude"}
+    files = {"reference/items.csv": ITEMS}
+    strict = TRACK.score(bench(exclude, files), [bundle("x", E1), bundle("y", text)],
+                         ScoreContext())  # fmt: skip
+    rows = {(r.agent, r.metric): r for r in strict.rows}
+    c = rows[("c", "capability")]
+    assert c.details["coverage"] == 0.5 and math.isnan(c.value)
+    assert "not ranked" in c.details["why"] and c.details["unranked_value"] is not None
+    assert rows[("a", "capability")].details["coverage"] == 1.0
+    lenient = TRACK.score(bench({**exclude, "min_coverage": 0.5}, files),
+                          [bundle("x", E1), bundle("y", text)], ScoreContext())  # fmt: skip
+    shown = {(r.agent, r.metric): r for r in lenient.rows}[("c", "capability")]
+    assert shown.value == c.details["unranked_value"] and shown.details["coverage"] == 0.5
+    with pytest.raises(ValueError):
+        BenchmarkSettings.model_validate({"min_coverage": 0.5})  # needs missing = exclude
+
+
+def test_opp_refuses_na_in_validate_and_score_never_fails():
+    b = bench({"transform": "opp", "bootstrap": 0})
+    text = "agent,item,value\nA,B,1\nA,C,NA\nB,A,0\nB,C,1\nC,A,1\nC,B,0\n"
+    text_ok = text.replace("NA", "0")
+    refused = messages(TRACK.validate_bundle(bundle("x", text), b))
+    assert "Opp needs a score for every game" in refused
+    assert TRACK.validate_bundle(bundle("x", text_ok), b) == []
+    res = TRACK.score(b, [bundle("x", text)], ScoreContext())
+    assert res.rows == [] and any("skipped" in n for n in res.notes)
 
 
 def test_opp_self_game_is_optional_for_coverage():
@@ -330,34 +363,32 @@ def test_numeric_settings_have_domains(bad):
         BenchmarkSettings.model_validate(bad)
 
 
-def test_raw_scale_maps_onto_unit_interval():
-    from pipeline.tracks.generality.settings import SubmissionSettings
-
+def test_benchmark_raw_scale_maps_onto_unit_interval():
     raw = long({"h": [1, 0, -0.25, 1]}, ["q1", "q2", "q3", "q4"])
-    b = BundleInput(
-        "h",
-        "b",
-        {},
-        {"raw_scale": [-0.25, 1.0]},
-        FileSet("b/h", {"responses.csv": raw.encode(), "submission.toml": b""}),
+    scaled = bench(
+        {"transform": "intrinsic", "kmin": 0.0, "bootstrap": 0, "raw_scale": [-0.25, 1.0]},
+        {"reference/items.csv": ITEMS},
     )
-    assert TRACK.validate_bundle(b, INTRINSIC) == []
-    res = TRACK.score(INTRINSIC, [b], ScoreContext())
+    assert TRACK.validate_bundle(bundle("h", raw), scaled) == []
+    res = TRACK.score(scaled, [bundle("h", raw)], ScoreContext())
     direct = TRACK.score(
         INTRINSIC,
-        [bundle("d", long({"h": [1, 0.2, 0, 1]}, ["q1", "q2", "q3", "q4"]))],
+        [bundle("h", long({"h": [1, 0.2, 0, 1]}, ["q1", "q2", "q3", "q4"]))],
         ScoreContext(),
     )
     assert [r.value for r in res.rows] == [r.value for r in direct.rows]
-    outside = BundleInput(
-        "h",
-        "b",
-        {},
-        {"raw_scale": [-0.25, 1.0]},
-        FileSet("b/h", {"responses.csv": raw.replace("-0.25", "-0.5").encode()}),
-    )
-    assert "below the minimum -0.25" in messages(TRACK.validate_bundle(outside, INTRINSIC))
-    rnk = BundleInput("h", "b", {}, {"raw_scale": [0.0, 2.0]}, FileSet("b/h", {}))
-    assert "raw_scale" in messages(TRACK.validate_bundle(rnk, RNK))
-    with pytest.raises(ValueError):
-        SubmissionSettings.model_validate({"raw_scale": [1.0, 0.0]})
+    below = bundle("h", raw.replace("-0.25", "-0.5"))
+    assert "below the minimum -0.25" in messages(TRACK.validate_bundle(below, scaled))
+
+
+def test_a_bundle_cannot_set_a_rule():
+    """Every field of the benchmark's section given in submission.toml is refused by name."""
+    from pydantic import ValidationError
+
+    from pipeline.tracks.generality.settings import BENCHMARK_RULES, SubmissionSettings
+
+    assert {"raw_scale", "missing", "transform", "min_coverage"} <= BENCHMARK_RULES
+    for field in sorted(BENCHMARK_RULES):
+        with pytest.raises(ValidationError, match=f"{field}: the benchmark owns"):
+            SubmissionSettings.model_validate({field: None})
+    assert SubmissionSettings.model_validate({"notes": "x"}).notes == "x"

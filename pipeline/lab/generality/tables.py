@@ -28,7 +28,6 @@ from pipeline.tracks.generality.analysis import Analysis, Population, analyse, a
 from pipeline.tracks.generality.data import (
     BundleData,
     ItemTable,
-    raw_scale_of,
     read_bundle,
     read_items,
 )
@@ -75,7 +74,7 @@ def benchmark_table(
     items, _ = read_items(bench.files, s)
     data: list[tuple[str, BundleData]] = []
     for b in bundles:
-        bd, _ = read_bundle(b.files, s, raw_scale_of(b))
+        bd, _ = read_bundle(b.files, s)
         if bd is not None:
             data.append((b.id, bd))
     if not data:

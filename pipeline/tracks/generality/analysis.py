@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import GmeterError, ScoringError
-from pipeline.tracks.generality.data import BundleData, ItemTable
+from pipeline.tracks.generality.data import BundleData, ItemTable, value_bounds
 from pipeline.tracks.generality.settings import BenchmarkSettings
 
 
@@ -101,6 +101,9 @@ def analyse(
     raw = pop.values.copy()
     if s.clip_negative:
         raw = np.where(raw < 0, 0.0, raw)
+    missing_all = _missing_counts(s, pop.agents, pop.items, raw)
+    if s.missing in ("worst", "zero"):
+        raw = fill_worst(s, raw)
     kept = np.ones(len(pop.agents), dtype=bool)
     if s.min_mean_response is not None:
         with np.errstate(invalid="ignore"):
@@ -115,10 +118,8 @@ def analyse(
     agents = [a for a, k in zip(pop.agents, kept, strict=True) if k]
     if not agents:
         raise ScoringError("no agent left to score", hint="check min_mean_response")
-    missing = _missing_counts(s, agents, pop.items, raw)
+    missing = missing_all[kept]
     notes += _missing_notes(s, agents, missing, len(pop.items))
-    if s.missing == "zero":
-        raw = np.where(np.isnan(raw), 0.0, raw)
     irt = None
     try:
         if s.transform == "intrinsic":
@@ -182,7 +183,10 @@ def analyse(
         confidence=s.confidence,
         seed=seed,
     )
-    result = run_study(pts, opts, map_fn=executor.map if executor is not None else None)
+    try:
+        result = run_study(pts, opts, map_fn=executor.map if executor is not None else None)
+    except ValueError as exc:  # a degenerate population (e.g. every IRT difficulty equal)
+        raise ScoringError(f"cannot compute the study: {exc}") from exc
     return Analysis(pop, kept, pts, result, tuple(notes), missing, irt)
 
 
@@ -199,6 +203,27 @@ def _missing_counts(
     return np.asarray(counts, dtype=np.int64)
 
 
+def fill_worst(s: BenchmarkSettings, raw: np.ndarray) -> np.ndarray:
+    """Replace each missing response (NaN) by the worst value of the benchmark's scale.
+
+    Responses in [0, 1] (intrinsic, irt, dref beta, after any ``raw_scale`` mapping and
+    clipping): 0. Raw scores (aref, rnk, dref normal): the low end of the benchmark's domain
+    (:func:`~pipeline.tracks.generality.data.value_bounds`: the declared ``raw_scale``, else
+    :math:`-10^9`). A missing answer thus scores exactly as the worst answer the benchmark
+    accepts, so writing ``NA`` is never a strategy (issue 20). Opp has no missing values
+    (refused by validation).
+    """
+    gaps = np.isnan(raw)
+    if not gaps.any():
+        return raw
+    raw_scores = s.transform in ("aref", "rnk") or (
+        s.transform == "dref" and s.distribution == "normal"
+    )
+    if not raw_scores:
+        return np.where(gaps, 0.0, raw)
+    return np.where(gaps, float(value_bounds(s)[0]), raw)
+
+
 def _missing_notes(
     s: BenchmarkSettings, agents: Sequence[str], missing: np.ndarray, n_items: int
 ) -> list[str]:
@@ -206,9 +231,10 @@ def _missing_notes(
     if not short:
         return []
     how = (
-        "counted as wrong answers (missing = zero)"
-        if s.missing == "zero"
-        else "left out: their curves use only the items they answered"
+        "left out: their curves use only the items they answered; agents answering less "
+        f"than {s.min_coverage:.0%} of the items are not ranked"
+        if s.missing == "exclude"
+        else "counted as the worst value of the scale (a wrong answer)"
     )
     shown = ", ".join(f"{a} ({m} of {n_items})" for a, m in short[:10])
     more = f" and {len(short) - 10} more" if len(short) > 10 else ""

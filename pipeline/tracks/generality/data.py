@@ -17,16 +17,17 @@ from typing import Any
 import numpy as np
 
 from pipeline.errors import Problem
-from pipeline.inputs import BundleInput, FileSet
+from pipeline.inputs import FileSet
 from pipeline.tracks.filecheck import Column, check_csv
 from pipeline.tracks.generality.settings import (
     AGENTS,
+    BOUND,
     MISSING_MARK,
     RESPONSES,
     BenchmarkSettings,
 )
 
-#: Transforms whose responses lie in [0, 1] (a bundle's ``raw_scale`` may map onto it).
+#: Transforms whose responses lie in [0, 1] (the benchmark's ``raw_scale`` may map onto it).
 UNIT_RESPONSES = ("intrinsic", "irt", "dref")
 
 
@@ -84,7 +85,7 @@ class BundleData:
     """One bundle's parsed responses (columns of ``responses.csv``, in file order).
 
     ``value`` is NaN where the file says ``NA`` (an explicit "not attempted"), and already
-    mapped onto [0, 1] when the bundle declares a ``raw_scale``.
+    mapped onto [0, 1] when the benchmark declares a ``raw_scale``.
     """
 
     agent: tuple[str, ...]
@@ -98,16 +99,35 @@ class BundleData:
         return tuple(dict.fromkeys(self.agent))
 
 
-def _value_rule(s: BenchmarkSettings, raw_scale: tuple[float, float] | None = None) -> Column:
-    na = (MISSING_MARK,)
-    if s.transform in ("aref", "rnk"):
-        return Column("value", "float", missing=na)
-    if s.transform == "dref" and s.distribution == "normal":
-        return Column("value", "float", missing=na)
-    if raw_scale is not None and s.transform in UNIT_RESPONSES:
-        return Column("value", "float", low=raw_scale[0], high=raw_scale[1], missing=na)
-    low = None if (s.transform == "intrinsic" and s.clip_negative) else 0.0
-    return Column("value", "float", low=low, high=1.0, missing=na)
+#: Bounds of raw scores when the benchmark declares no ``raw_scale`` (finite, bounded).
+RAW_BOUND = BOUND
+
+
+def value_bounds(s: BenchmarkSettings) -> tuple[float, float]:
+    """The domain ``[low, high]`` of a response of this benchmark, as given in the bundle.
+
+    The benchmark's ``raw_scale`` when it declares one; otherwise [0, 1] for transforms whose
+    responses are shares (``low`` open with ``clip_negative``), ±:data:`RAW_BOUND` for raw
+    scores (aref, rnk, dref normal). Opp cells are game scores in [0, 1].
+    """
+    if s.raw_scale is not None:
+        return s.raw_scale
+    if s.transform in ("aref", "rnk") or (s.transform == "dref" and s.distribution == "normal"):
+        return -RAW_BOUND, RAW_BOUND
+    low = -RAW_BOUND if (s.transform == "intrinsic" and s.clip_negative) else 0.0
+    return low, 1.0
+
+
+def maps_scale(s: BenchmarkSettings) -> bool:
+    """Whether the benchmark's ``raw_scale`` maps responses onto [0, 1] (else only bounds)."""
+    return s.raw_scale is not None and s.transform in UNIT_RESPONSES and not (
+        s.transform == "dref" and s.distribution == "normal"
+    )
+
+
+def _value_rule(s: BenchmarkSettings) -> Column:
+    low, high = value_bounds(s)
+    return Column("value", "float", low=low, high=high, missing=(MISSING_MARK,))
 
 
 def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np.ndarray] | None:
@@ -154,18 +174,14 @@ def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np
     return agents, items, values
 
 
-def read_bundle(
-    fs: FileSet, s: BenchmarkSettings, raw_scale: tuple[float, float] | None = None
-) -> tuple[BundleData | None, list[Problem]]:
+def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, list[Problem]]:
     """Parse and check ``responses.csv`` (and ``agents.csv`` if present).
 
-    ``raw_scale`` is the bundle's ``[generality] raw_scale`` (see
-    :class:`~pipeline.tracks.generality.settings.SubmissionSettings`): values must lie in it
-    and are mapped onto [0, 1] as ``(v − low) / (high − low)``.
+    Every value must lie in the benchmark's domain (:func:`value_bounds`); with a declared
+    ``raw_scale`` on a [0, 1] transform each is mapped onto [0, 1] as
+    ``(v − low) / (high − low)``. Opp takes no ``NA`` (a game not played has no score).
     """
-    if raw_scale is not None and s.transform not in UNIT_RESPONSES:
-        raw_scale = None  # validate_bundle reports it; scoring keeps the values as given
-    rule = _value_rule(s, raw_scale)
+    rule = _value_rule(s)
     problems: list[Problem] = []
     fast = _fast_responses(fs, rule)
     if fast is None:
@@ -180,11 +196,23 @@ def read_bundle(
             np.array([np.nan if r["value"] is None else float(r["value"]) for r in rows]),
         )
     agent, item, value = fast
-    if raw_scale is not None:
-        low, high = raw_scale
+    if maps_scale(s):
+        assert s.raw_scale is not None
+        low, high = s.raw_scale
         value = (value - low) / (high - low)
     if s.transform == "opp":
         for a, i, v in zip(agent, item, value, strict=True):
+            if a != i and np.isnan(v):
+                problems.append(
+                    Problem(
+                        fs.where(RESPONSES),
+                        f"agent {a}, item {i}",
+                        f"is {MISSING_MARK}; Opp needs a score for every game (its crosstable "
+                        "takes no missing value)",
+                        "give the game's score (1 win, 0.5 draw, 0 loss) or remove the "
+                        "opponent from every agent's rows",
+                    )
+                )
             if a == i and not np.isnan(v) and v != 0.5:
                 problems.append(
                     Problem(
@@ -220,12 +248,6 @@ def read_bundle(
     return BundleData(tuple(agent), tuple(item), value, dates), problems
 
 
-def raw_scale_of(bundle: BundleInput) -> tuple[float, float] | None:
-    """The bundle's declared ``raw_scale`` (None when absent)."""
-    rs = bundle.settings.get("raw_scale") if bundle.settings else None
-    return (float(rs[0]), float(rs[1])) if rs is not None else None
-
-
 def coverage_problems(
     fs: FileSet, data: BundleData, items: tuple[str, ...] | None, s: BenchmarkSettings
 ) -> list[Problem]:
@@ -254,8 +276,11 @@ def coverage_problems(
                     f"agent {a}",
                     f"has no row for {len(lack)} of the {len(expected)} items "
                     f"(e.g. {', '.join(lack[:3])})",
-                    f"add one row per item; write {MISSING_MARK} as the value of an item the "
-                    "agent did not attempt (the board lists such agents)",
+                    "add one row per opponent (Opp takes no missing game)"
+                    if s.transform == "opp"
+                    else f"add one row per item; write {MISSING_MARK} as the value of an item "
+                    "the agent did not attempt (it counts as the benchmark's missing policy "
+                    "says)",
                 )
             )
     if short > 20:

@@ -21,7 +21,6 @@ from pipeline.tracks.generality.data import (
     BundleData,
     ItemTable,
     coverage_problems,
-    raw_scale_of,
     read_bundle,
     read_items,
 )
@@ -90,7 +89,7 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     result = TrackResult()
     data: list[tuple[str, BundleData]] = []
     for b in sorted(bundles, key=lambda x: x.id):
-        bd, probs = read_bundle(b.files, s, raw_scale_of(b))
+        bd, probs = read_bundle(b.files, s)
         if bd is not None:
             probs += coverage_problems(b.files, bd, items.items if items else None, s)
         errors = [p for p in probs if p.severity == "error"]
@@ -155,8 +154,19 @@ def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
             "abstruse": bool(norm.abstruse[j]),
             "status": str(ind.status[j]),
         }
+        unranked = None
         if an.missing is not None and an.missing[j] > 0:
             details["missing_items"] = int(an.missing[j])
+            details["missing_policy"] = s.missing
+        if s.missing == "exclude" and an.missing is not None:
+            n_items = max(1, len(an.population.items))
+            coverage = 1.0 - float(an.missing[j]) / n_items
+            details["coverage"] = coverage
+            if coverage < s.min_coverage:
+                unranked = (
+                    f"not ranked: answered {coverage:.1%} of the items, below the "
+                    f"benchmark's minimum coverage {s.min_coverage:.0%}"
+                )
         if res.capability_ci is not None:
             details["bootstrap"] = {"replicates": s.bootstrap, "seed": seed}
         step = step_marks(float(ind.spread[j]), np.asarray(an.points.responses[j], dtype=float))
@@ -178,6 +188,11 @@ def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
         for metric in METRICS:
             v, (lo, hi) = values[metric]
             d = dict(details)
+            if unranked is not None:
+                d["unranked_value"] = _finite(v)
+                d["why"] = unranked
+                rows.append(ScoreRow(bundle, agent, metric, math.nan, None, None, True, d))
+                continue
             if math.isnan(v):
                 d["why"] = f"undefined ({ind.status[j]})"
             shown = _display(metric, step) if step is not None else None

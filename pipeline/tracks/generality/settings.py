@@ -132,11 +132,32 @@ class BenchmarkSettings(StrictSettings):
         "linearly (the paper's 'same range'). Absent: the range of the items file's "
         "`difficulty` column if it has one, else [0, 1].",
     )
-    missing: Literal["exclude", "zero"] = Field(
-        "exclude",
-        description="What an explicit NA response (not attempted) means: exclude (the agent's "
-        "curve uses its answered items only; the board lists it) or zero (a wrong answer; "
-        "intrinsic and irt only).",
+    raw_scale: tuple[float, float] | None = Field(
+        None,
+        description="The scale [low, high] of every response of this benchmark. intrinsic, "
+        "irt and dref (beta): the values lie in it and each becomes (value - low) / "
+        "(high - low) in [0, 1] (e.g. [-0.25, 1.0] for a test scored 1 correct, 0 no "
+        "answer, -0.25 wrong: the C-test's 'nonbinary' scoring). aref, rnk and dref "
+        "(normal): the bounds of the raw scores, used as they are. Absent: [0, 1] for "
+        "responses in [0, 1], +-1e9 for raw scores. The benchmark owns it: a bundle cannot "
+        "choose its own scale.",
+    )
+    missing: Literal["worst", "exclude", "zero"] = Field(
+        "worst",
+        description="What an explicit NA response (not attempted) means. worst (default): "
+        "the worst value of the scale (a wrong answer: 0 in [0, 1]; for raw scores the "
+        "scale's low end, or below every score of the item when the benchmark declares no "
+        "raw_scale), so a missing answer never scores more than a given one. exclude: the "
+        "agent's curve uses its answered items only; the board shows each agent's coverage "
+        "and leaves unranked an agent below min_coverage. zero: the same as worst for "
+        "responses in [0, 1] (kept for older benchmarks). opp takes no NA at all.",
+    )
+    min_coverage: float = Field(
+        1.0,
+        gt=0.0,
+        le=1.0,
+        description="Only with missing = 'exclude': the smallest share of the benchmark's "
+        "items an agent must answer to be ranked (its row is shown, its value is not).",
     )
     bootstrap: int = Field(
         200, ge=0, le=10000, description="Bootstrap replicates over items (0: no intervals)."
@@ -151,8 +172,11 @@ class BenchmarkSettings(StrictSettings):
             _check_range(name, getattr(self, name))
         if self.kmin is not None and self.kmax is not None and not self.kmax > self.kmin:
             raise ValueError("kmax must be greater than kmin")
+        _check_range("raw_scale", self.raw_scale)
         if self.missing == "zero" and self.transform not in ("intrinsic", "irt"):
             raise ValueError("missing = 'zero' needs responses in [0, 1] (intrinsic or irt)")
+        if self.min_coverage < 1.0 and self.missing != "exclude":
+            raise ValueError("min_coverage applies to missing = 'exclude' only")
         if self.transform == "aref" and not self.reference_agent:
             raise ValueError("transform 'aref' needs reference_agent")
         return self
@@ -167,24 +191,33 @@ def _check_range(name: str, rng: tuple[float, float] | None) -> None:
         raise ValueError(f"{name} must be [low, high] with high > low")
 
 
+#: Rules a bundle may not set: the benchmark owns them (``[generality]`` of benchmark.toml).
+BENCHMARK_RULES: frozenset[str] = frozenset(BenchmarkSettings.model_fields)
+
+
 class SubmissionSettings(StrictSettings):
-    """The ``[generality]`` section of ``submission.toml`` (no facts are required)."""
+    """The ``[generality]`` section of ``submission.toml``: free text only (no rule).
+
+    A bundle carries observations; every rule that changes a score (the scale, the missing
+    policy, the transformation and its parameters) is the benchmark's. A rule given here is a
+    validation error that names the field and says the benchmark owns it.
+    """
 
     notes: str = Field(
         "", max_length=5000, description="How the responses were produced (free text)."
     )
-    raw_scale: tuple[float, float] | None = Field(
-        None,
-        description="The responses are raw scores on [low, high] and each becomes "
-        "(value - low) / (high - low) in [0, 1] (e.g. [-0.25, 1.0] for a test scored 1 "
-        "correct, 0 no answer, -0.25 wrong: the C-test's 'nonbinary' scoring). Only for "
-        "transforms whose responses lie in [0, 1] (intrinsic, irt, dref). Absent: as given.",
-    )
 
-    @model_validator(mode="after")
-    def _consistent(self) -> SubmissionSettings:
-        _check_range("raw_scale", self.raw_scale)
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _no_rules(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            owned = sorted(k for k in data if k in BENCHMARK_RULES)
+            if owned:
+                raise ValueError(
+                    f"{', '.join(owned)}: the benchmark owns this rule (set it in the "
+                    "[generality] section of benchmark.toml, not in submission.toml)"
+                )
+        return data
 
 
 def is_populational(settings: Mapping[str, Any]) -> bool:

@@ -2,9 +2,9 @@
 
 :func:`validate_benchmark` checks the ``[generality]`` settings against the reference files
 (items, difficulties, Beta references); :func:`validate_bundle` checks ``responses.csv``
-(columns, values, duplicates, known items, every item answered), ``agents.csv`` and the
-bundle's ``raw_scale``. Every problem is reported at once as a :class:`~pipeline.errors.Problem`;
-the readers are :mod:`pipeline.tracks.generality.data`.
+(columns, values in the benchmark's domain, duplicates, known items, every item answered, no
+``NA`` for Opp) and ``agents.csv``. Every problem is reported at once as a
+:class:`~pipeline.errors.Problem`; the readers are :mod:`pipeline.tracks.generality.data`.
 """
 
 from __future__ import annotations
@@ -15,9 +15,7 @@ from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.filecheck import Column, check_csv
 from pipeline.tracks.generality.data import (
-    UNIT_RESPONSES,
     coverage_problems,
-    raw_scale_of,
     read_bundle,
     read_items,
 )
@@ -62,6 +60,15 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
                 severity="warning",
             )
         )
+    if s.raw_scale is not None and s.transform == "opp":
+        problems.append(
+            Problem(
+                where,
+                "generality.raw_scale",
+                "Opp cells are game scores in [0, 1]; a raw scale does not apply",
+                "remove raw_scale",
+            )
+        )
     if s.transform != "intrinsic" and (
         s.epsilon is not None or s.clip_negative or s.difficulty_bins
     ):
@@ -77,26 +84,13 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
 
 
 def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
-    """Check ``responses.csv`` (columns, values, duplicates, items, coverage) and more.
-
-    Also ``agents.csv`` and the bundle's ``raw_scale``.
-    """
+    """Check ``responses.csv`` (columns, domain, duplicates, items, coverage) and ``agents.csv``."""
     try:
         s = settings_of(bench)
     except Exception:
         return []  # the benchmark's own validation reports it
-    scale = raw_scale_of(bundle)
     problems: list[Problem] = []
-    if scale is not None and s.transform not in UNIT_RESPONSES:
-        problems.append(
-            Problem(
-                bundle.files.where("submission.toml"),
-                "generality.raw_scale",
-                f"applies to responses in [0, 1]; transform {s.transform!r} ranks raw scores",
-                "remove raw_scale (raw scores are used as given)",
-            )
-        )
-    data, more = read_bundle(bundle.files, s, scale)
+    data, more = read_bundle(bundle.files, s)
     problems += more
     if data is not None:
         seen = set(data.item)

@@ -103,13 +103,16 @@ def read_runs(
     *,
     tests: Sequence[str] | None = None,
     merges: Sequence[str] = MERGES,
+    scale: tuple[float, float] = (0.0, 1.0),
     max_problems: int = 20,
 ) -> tuple[list[RunRow], list[Problem]]:
     """Check ``runs.csv`` and return its canonical rows and every problem found.
 
     Beyond the column rules (finite numbers, known merge): ``0 < p < 1``; with ``tests`` given,
     every test must be declared; no two rows may describe the same replicate of the same cell
-    (after canonicalisation); replicates of a cell need distinct ``seed`` labels.
+    (after canonicalisation); replicates of a cell need distinct ``seed`` labels; every
+    performance ``v_a``, ``v_b``, ``v_ab`` lies in ``scale`` (the benchmark's domain, [0, 1]
+    by default) — a row outside it is reported and left out.
     """
     where = fs.where(path)
     parsed, problems = check_csv(fs, path, _columns(merges), max_problems=max_problems)
@@ -147,6 +150,18 @@ def read_runs(
                         f"{line}: {col}",
                         f"unknown test {r[col]!r}",
                         f"use a test declared in benchmark.toml ({', '.join(sorted(known))})",
+                    )
+                )
+                bad = True
+        for col in ("v_a", "v_b", "v_ab"):
+            if not scale[0] <= r[col] <= scale[1]:
+                add(
+                    Problem(
+                        where,
+                        f"{line}: {col}",
+                        f"is {r[col]!r}, outside the benchmark's scale "
+                        f"[{scale[0]:g}, {scale[1]:g}]",
+                        "give the normalised performance on the benchmark's scale",
                     )
                 )
                 bad = True

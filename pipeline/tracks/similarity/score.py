@@ -79,7 +79,14 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
             RUNS_FILE,
             tests=tests,
             merges=tuple(s.merges) or ("sampling", "stitching"),
+            scale=s.scale,
         )
+        refused = [p for p in problems if p.severity == "error"]
+        if refused:  # validation refuses such a bundle; never score part of it
+            result.notes.append(
+                f"{bundle.id}: skipped, runs.csv has {len(refused)} problem(s), e.g. {refused[0]}"
+            )
+            continue
         if not rows:
             result.notes.append(
                 f"{bundle.id}: skipped, runs.csv has no usable rows ({len(problems)} problems)"

@@ -9,6 +9,8 @@ transcribed by a *reported* bundle). Validation and scoring read the sections ty
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
@@ -60,6 +62,12 @@ class BenchmarkSettings(_Strict):
         lt=1.0,
         description="Level of the intervals (Fieller per pair, bootstrap for the diversity).",
     )
+    scale: tuple[float, float] = Field(
+        (0.0, 1.0),
+        description="[low, high]: the domain of every performance V (v_a, v_b, v_ab) in "
+        "runs.csv (the paper's normalised performance: [0, 1]). A value outside it is refused "
+        "by validation and never scored.",
+    )
     published: str = Field(
         "",
         description="Optional path (under reference/) of a CSV of published similarities "
@@ -71,6 +79,16 @@ class BenchmarkSettings(_Strict):
         "benchmark holds (see docs/similarity.md); enough to rerun it.",
     )
 
+    @field_validator("scale")
+    @classmethod
+    def _scale(cls, scale: tuple[float, float]) -> tuple[float, float]:
+        low, high = scale
+        if not (math.isfinite(low) and math.isfinite(high) and high > low):
+            raise ValueError("scale must be [low, high] with finite low < high")
+        if max(abs(low), abs(high)) > 1e9:
+            raise ValueError("scale must lie within ±1e9")
+        return scale
+
     @field_validator("tests")
     @classmethod
     def _unique_ids(cls, tests: list[DeclaredTest]) -> list[DeclaredTest]:
@@ -81,8 +99,17 @@ class BenchmarkSettings(_Strict):
         return tests
 
 
+#: Rules a bundle may not set: the benchmark owns them (``[similarity]`` of benchmark.toml).
+BENCHMARK_RULES: frozenset[str] = frozenset(BenchmarkSettings.model_fields) - {"experiment"}
+
+
 class SubmissionSettings(_Strict):
-    """The ``[similarity]`` section of ``submission.toml``."""
+    """The ``[similarity]`` section of ``submission.toml``.
+
+    Observations only: the baseline, the experiment that produced the runs, or the publication
+    a *reported* bundle transcribes (and its printed precision). The scale, merges, convention
+    and confidence are the benchmark's (a bundle giving one is refused, naming the field).
+    """
 
     baseline: str = Field(
         "", max_length=2000, description="The baseline agent π and how it was trained/run."
@@ -107,6 +134,18 @@ class SubmissionSettings(_Strict):
         "each S recomputed by eq. 3 is rounded to it (the transcribed V_AB reproduce the "
         "published S only up to rounding).",
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_rules(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            owned = sorted(k for k in data if k in BENCHMARK_RULES)
+            if owned:
+                raise ValueError(
+                    f"{', '.join(owned)}: the benchmark owns this rule (set it in the "
+                    "[similarity] section of benchmark.toml, not in submission.toml)"
+                )
+        return data
 
     @model_validator(mode="after")
     def _digits_need_reported(self) -> SubmissionSettings:

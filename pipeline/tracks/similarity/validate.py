@@ -55,10 +55,15 @@ def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
 
 
 def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]:
-    """Check ``runs.csv``: columns, finite numbers, ``0 < p < 1``, declared tests, duplicates."""
+    """Check ``runs.csv``: columns, numbers, ``0 < p < 1``, V in scale, tests, duplicates."""
     from pipeline.tracks.similarity.runs import RUNS_FILE, read_runs
 
     s = settings_of(bench)
-    _, problems = read_runs(bundle.files, RUNS_FILE, tests=declared_tests(s),
-                            merges=tuple(s.merges))
+    _, problems = read_runs(
+        bundle.files,
+        RUNS_FILE,
+        tests=declared_tests(s),
+        merges=tuple(s.merges),
+        scale=s.scale,
+    )
     return problems
