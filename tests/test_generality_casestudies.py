@@ -79,7 +79,7 @@ def test_letter_series_matches_the_oracle():
     d = [float(i["difficulty"]) for i in items]
     ha, _, h = matrix(SUB / "letter-series/humans/responses.csv")
     sa, _, s = matrix(SUB / "letter-series/systems/responses.csv")
-    y = [[(x + 0.25) / 1.25 for x in row] for row in h] + s  # the "nonbinary" scoring
+    y = [[(x + 0.25) / 1.25 for x in row] for row in h + s]  # the "nonbinary" scoring
     kmax = q7(d, 0.5) + 2 * (q7(d, 0.95) - q7(d, 0.05))
     assert kmax == 23.599999999999994  # the README's double
     dp = [0.0, min(d) - 0.00001, *d, max(d) + 0.00001, kmax]

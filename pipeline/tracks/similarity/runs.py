@@ -159,7 +159,7 @@ def read_runs(
                     Problem(
                         where,
                         f"{line}: {col}",
-                        f"is {r[col]!r}, outside the benchmark's scale "
+                        f"{col} is {r[col]!r}, outside the benchmark's scale "
                         f"[{scale[0]:g}, {scale[1]:g}]",
                         "give the normalised performance on the benchmark's scale",
                     )
