@@ -323,6 +323,9 @@ def test_excluded_missing_shows_coverage_and_is_unranked_below_the_minimum():
                           [bundle("x", E1), bundle("y", text)], ScoreContext())  # fmt: skip
     shown = {(r.agent, r.metric): r for r in lenient.rows}[("c", "capability")]
     assert shown.value == c.details["unranked_value"] and shown.details["coverage"] == 0.5
+    assert shown.details["display"]["label"] == "coverage 50%"
+    assert c.details["display"] == {"value": shown.value, "label": "not ranked",
+                                    "note": c.details["why"]}  # fmt: skip
     with pytest.raises(ValueError):
         BenchmarkSettings.model_validate({"min_coverage": 0.5})  # needs missing = exclude
 

@@ -191,11 +191,20 @@ def _rows(s: BenchmarkSettings, an: Analysis, seed: int) -> list[ScoreRow]:
             if unranked is not None:
                 d["unranked_value"] = _finite(v)
                 d["why"] = unranked
+                if math.isfinite(v):  # the board shows the value, marked, and ranks nothing
+                    d["display"] = {"value": v, "label": "not ranked", "note": unranked}
                 rows.append(ScoreRow(bundle, agent, metric, math.nan, None, None, True, d))
                 continue
             if math.isnan(v):
                 d["why"] = f"undefined ({ind.status[j]})"
             shown = _display(metric, step) if step is not None else None
+            if shown is None and "coverage" in d and d["coverage"] < 1.0 and math.isfinite(v):
+                shown = {
+                    "value": v,
+                    "label": f"coverage {d['coverage']:.0%}",
+                    "note": f"answered {d['coverage']:.1%} of the items; the missing ones are "
+                    "left out (the benchmark's missing = 'exclude')",
+                }
             if shown is not None:
                 d["display"] = shown
             rows.append(ScoreRow(bundle, agent, metric, v, lo, hi, True, d))
