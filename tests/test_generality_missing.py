@@ -100,6 +100,7 @@ def worst_answer(b: BenchmarkInput, matrix: list[list[float | None]], i: int) ->
 
 
 @pytest.mark.parametrize("name", sorted(TRANSFORMS))
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # IRT on degenerate random populations
 @SLOW
 @given(data=st.data())
 def test_na_scores_exactly_as_the_worst_answer(name: str, data: st.DataObject) -> None:
@@ -128,6 +129,7 @@ MONOTONE = sorted(set(TRANSFORMS) - {"aref", "irt"})
 
 
 @pytest.mark.parametrize("name", MONOTONE)
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # IRT on degenerate random populations
 @SLOW
 @given(data=st.data())
 def test_na_never_raises_the_score(name: str, data: st.DataObject) -> None:
