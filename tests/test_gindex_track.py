@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import tomllib
 from pathlib import Path
 
@@ -121,7 +122,7 @@ def _verified_files(programs: dict[str, list]) -> dict[str, bytes]:
         "submission.toml": b'submitted = 2024-01-01\ncontact = "x"\nlicence = "MIT"\n'
                            b'[system]\nname = "Echo"\n[gindex]\nmodel = "echo"\n',
         "curriculum.csv": b"domain,num_samples\nhttp,10\ntwitter,20\n",
-        "compute.csv": b"tflops,seconds\n10,100\n",
+        "compute.csv": b"tflops,seconds\n10,1000\n",  # 10 PFLOP·s: above the floor
     }
     for t, flow in programs.items():
         files[f"programs/{t}.json"] = json.dumps({"flow": flow}).encode()
@@ -140,7 +141,7 @@ def test_verified_bundle_scores_theta_from_programs(bench):
     res = TRACK.score(bench, [b], ScoreContext(seed=3))
     g = next(r for r in res.rows if r.metric == "g_index")
     assert g.verified
-    # expected: θ per domain = 1 - mean Δ(program, reference); E = log2(10*100/1000)
+    # expected: θ per domain = 1 - mean Δ(program, reference); E = log2(10*1000/1000)
     from pipeline.metrics.gindex.delta import delta
 
     by_dom: dict[str, list[float]] = {}
@@ -157,9 +158,9 @@ def test_verified_bundle_scores_theta_from_programs(bench):
     import statistics
 
     divs = [(d, statistics.mean(by_dom[d])) for d in order]
-    want = companion_g_index(divs, [("http", 10), ("twitter", 20)], 1.0, dd)
+    want = companion_g_index(divs, [("http", 10), ("twitter", 20)], 10.0, dd)
     assert g.value == want.g_index
-    assert g.details["E"] == 0.0
+    assert g.details["E"] == math.log2(10.0)
 
 
 def test_verified_bundle_task_form(bench):
