@@ -4,4 +4,4 @@ The command line (``cli/``) is a thin skin over the use cases here: :mod:`pipeli
 :mod:`pipeline.ingest`, :mod:`pipeline.score`, :mod:`pipeline.site.build`, :mod:`pipeline.release`.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
