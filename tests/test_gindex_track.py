@@ -141,14 +141,16 @@ def test_verified_bundle_scores_theta_from_programs(bench):
     res = TRACK.score(bench, [b], ScoreContext(seed=3))
     g = next(r for r in res.rows if r.metric == "g_index")
     assert g.verified
-    # expected: θ per domain = 1 - mean Δ(program, reference); E = log2(10*1000/1000)
+    # expected: θ per domain = 1 - mean Δ(program, reference) under the board's convention
+    # (never the companion code's, issue 20 4b); E = log2(10*1000/1000)
     from pipeline.metrics.gindex.delta import delta
+    from pipeline.tracks.gindex.settings import BOARD_CONVENTION
 
     by_dom: dict[str, list[float]] = {}
     for p, _ in bench.files.files.items():
         if p.startswith("reference/domains/") and p.endswith(".json"):
             d, t = p.split("/")[2], p.split("/")[3][:-5]
-            by_dom.setdefault(d, []).append(delta(progs[t], refs[t]).delta)
+            by_dom.setdefault(d, []).append(delta(progs[t], refs[t], BOARD_CONVENTION).delta)
     order = bench.settings["domain_order"]
     domains = {}
     for p, data in sorted(bench.files.files.items()):

@@ -349,10 +349,5 @@ def result_from_record(
     return VerifyResult(problems, replayed, has_traces)
 
 
-def programs_digest(text: str) -> str:
-    """SHA-256 of the (decompressed) programs CSV text, as recorded in ``aiq.toml``."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
 __all__: Sequence[str] = ("VERIFIER", "VerifyResult", "verification_context", "verify_bundle",
                           "verify_files", "verify_reusing")

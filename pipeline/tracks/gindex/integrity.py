@@ -22,14 +22,12 @@ from pipeline.tracks.review import (
     integrity_check,
     listing,
     read_csv,
-    same_submitter,
     to_float,
 )
 
 PROGRAMS = "programs/"
 COMPUTE = "compute.csv"
 DIVERGENCES = "divergences.csv"
-CURRICULUM = "curriculum.csv"
 PEER_ORDERS = 3.0
 """A total compute this many orders of magnitude from the peers' median is flagged."""
 MAX_TFLOPS = 1e7
@@ -64,36 +62,83 @@ def _shape(nodes: list[Any]) -> tuple[str, ...]:
     return tuple(sorted(str(n.get("type")) for n in nodes if isinstance(n, dict)))
 
 
+NODE_REF = "\x00node"
+"""What :func:`_unlinked` writes for an attribute value that names a node of its own flow."""
+
+
+def _unlinked(nodes: list[Any]) -> list[Any]:
+    """The flow with every attribute value that names one of its node ids replaced.
+
+    Configuration references (``bot``, ``botProduction``, ``z``, ``group`` …) hold node ids,
+    so renumbering the ids of a copied program changes those values too; with each reference
+    written as :data:`NODE_REF` a renumbered copy compares equal. Ids and wires are kept:
+    Δ maps them.
+    """
+    ids = {n.get("id") for n in nodes if isinstance(n, dict)}
+    ids = {i for i in ids if isinstance(i, str)}
+
+    def sub(v: Any) -> Any:
+        if isinstance(v, str):
+            return NODE_REF if v in ids else v
+        if isinstance(v, list):
+            return [sub(x) for x in v]
+        if isinstance(v, dict):
+            return {k: sub(x) for k, x in v.items()}
+        return v
+
+    return [{k: (v if k in ("id", "wires", "type") else sub(v)) for k, v in n.items()}
+            if isinstance(n, dict) else n for n in nodes]
+
+
 TOO_LARGE = None
 """What :func:`same_program` returns for a pair too large for an exact Δ."""
 
 
 def same_program(a: bytes, b: bytes) -> bool | None:
-    """Whether two flows are the same non-empty program up to node ids and layout.
+    """Whether flow ``a`` is a copy of flow ``b``: the same program, or ``b`` stripped.
 
-    Flows whose sorted node types differ cannot be; the others are compared exactly with Δ
-    under the ``paper`` convention (Δ = 0 iff the same program, up to ids and editor layout).
-    Empty programs (``[]``: nothing generated) are never "the same program". A pair too large
-    for an exact Δ (:class:`~pipeline.metrics.gindex.delta.DeltaTooLarge`, raised before any
-    large structure is built) gives :data:`TOO_LARGE` (``None``): memory stays bounded.
+    Two exact tests, either suffices:
+
+    * Δ = 0 under the board's convention (:data:`~pipeline.tracks.gindex.settings.
+      BOARD_CONVENTION`, ``paper``): the same program up to node ids, node order, coordinates
+      and editor layout.
+    * Δ(a, b) = 0 under the companion code's ``reference`` convention, ``a`` first: ``a`` has
+      ``b``'s node types and every attribute ``a`` keeps equals ``b``'s — ``b`` with
+      attributes (or wires) stripped, which that convention scores as a perfect answer (a
+      node with no compared key weighs 1; issue 20, item 4a).
+
+    Both compare the flows with their references to their own nodes unlinked
+    (:func:`_unlinked`), so renumbered configuration nodes hide nothing.
+
+    Flows whose sorted node types differ cannot be either; empty programs (``[]``: nothing
+    generated) are never a copy. A pair too large for an exact Δ
+    (:class:`~pipeline.metrics.gindex.delta.DeltaTooLarge`, raised before any large
+    structure is built) gives :data:`TOO_LARGE` (``None``): memory stays bounded.
     """
     na, nb = _nodes(a), _nodes(b)
     if not na or not nb:
         return False
     stripped = any(not isinstance(n, dict) or "type" not in n for n in (*na, *nb))
-    if _shape(na) != _shape(nb) and not stripped:  # stripped nodes: only Δ can tell
+    if _shape(na) != _shape(nb) and not stripped:  # typeless nodes: only Δ can tell
         return False
     if a == b:
         return True
     from pipeline.metrics.gindex.delta import DeltaTooLarge, delta
+    from pipeline.tracks.gindex.settings import BOARD_CONVENTION
 
-    try:
-        res = delta(na, nb, convention="paper")
-    except DeltaTooLarge:
-        return TOO_LARGE
-    except Exception:
-        return False  # a flow Δ cannot read is simply not the same program
-    return res.exact and res.delta == 0.0
+    ua, ub = _unlinked(na), _unlinked(nb)
+    large = False
+    for convention in (BOARD_CONVENTION, "reference"):
+        try:
+            res = delta(ua, ub, convention=convention)
+        except DeltaTooLarge:
+            large = True
+            continue
+        except Exception:
+            continue  # a flow this convention cannot read is not a copy under it
+        if res.exact and res.delta == 0.0:
+            return True
+    return TOO_LARGE if large else False
 
 
 def _tasks(bench: BenchmarkInput) -> dict[str, tuple[str, str]]:
@@ -103,18 +148,15 @@ def _tasks(bench: BenchmarkInput) -> dict[str, tuple[str, str]]:
     return {t: (d, p) for d, items in reference_tasks(bench).items() for t, p in items}
 
 
-def _curriculum(bundle: BundleInput) -> set[str]:
-    _, rows = read_csv(bundle.files, CURRICULUM)
-    return {r.get("domain", "") for r in rows} - {""}
-
-
 @integrity_check(
     "program-leak",
     track="gindex",
     title="Programs identical to the benchmark's reference solutions",
-    description="A generated program equal (up to node ids, coordinates and layout: Δ = 0 "
-    "under the board's convention, attribute-stripped copies included) to a public reference "
-    "program of its task. An error whatever the curriculum says: the curriculum is "
+    description="A generated program equal to a public reference program of its task's "
+    "domain up to node ids (references to them included), node order, coordinates and "
+    "layout (Δ = 0 under the board's paper convention), or that reference stripped of "
+    "attributes or wires (Δ = 0 under the companion code's convention, where a node with no "
+    "compared key weighs 1). An error whatever the curriculum says: the curriculum is "
     "self-declared, and a public answer submitted as an observation measures nothing.",
 )
 def program_leak(ctx: IntegrityContext) -> Iterator[Finding]:
@@ -144,10 +186,10 @@ def program_leak(ctx: IntegrityContext) -> Iterator[Finding]:
     "copied-programs",
     track="gindex",
     title="Programs identical to another submission's",
-    description="Generated programs equal (up to node ids and layout) to another bundle's "
-    "program for the same task. Half or more of the bundle's programs is an error (copied "
-    "results); fewer, or a bundle naming the same contact, is a warning (small tasks can "
-    "coincide; a submitter may reuse their own programs).",
+    description="Generated programs equal (up to node ids and layout, or stripped of "
+    "attributes) to another bundle's program for the same task. Half or more of the bundle's "
+    "programs is an error (copied results), whatever the contacts say; fewer is a warning "
+    "(small tasks can coincide).",
 )
 def copied_programs(ctx: IntegrityContext) -> Iterator[Finding]:
     """Find programs shared with other bundles, per other bundle."""
@@ -170,8 +212,7 @@ def copied_programs(ctx: IntegrityContext) -> Iterator[Finding]:
             same = sorted(task for task, v in verdict.items() if v is True)
             if not same:
                 continue
-            own = same_submitter(t, other)
-            sev = "error" if len(same) * 2 >= len(mine) and not own else "warning"
+            sev = "error" if len(same) * 2 >= len(mine) else "warning"
             yield Finding(
                 sev, "copied-programs", ctx.where(t, PROGRAMS.rstrip("/")), "programs",
                 f"{len(same)} of {len(mine)} programs are identical to bundle {other.id!r}'s: "
@@ -203,8 +244,8 @@ def _divergences(bundle: BundleInput) -> dict[str, float]:
     description="A reported bundle (divergences.csv) whose per-domain mean divergences equal "
     f"another bundle's for the same domains on at least half of them (and at least "
     f"{MIN_SHARED_DIVERGENCES}), counting only precise values (round values such as 0 or "
-    "0.2 coincide by chance): another run's numbers, perhaps edited. An error, or a warning "
-    "when both bundles name the same contact.",
+    "0.2 coincide by chance): another run's numbers, perhaps edited. An error whatever the "
+    "contacts say (a maintainer confirms a republished run of one's own).",
 )
 def copied_divergences(ctx: IntegrityContext) -> Iterator[Finding]:
     """Find per-domain divergences shared with another bundle."""
@@ -216,14 +257,13 @@ def copied_divergences(ctx: IntegrityContext) -> Iterator[Finding]:
             theirs = _divergences(other)
             same = sorted(d for d, v in mine.items() if theirs.get(d) == v)
             if len(same) >= MIN_SHARED_DIVERGENCES and 2 * len(same) >= len(mine):
-                own = same_submitter(t, other)
                 yield Finding(
-                    "warning" if own else "error", "copied-divergences",
+                    "error", "copied-divergences",
                     ctx.where(t, DIVERGENCES), "divergence",
                     f"{len(same)} of {len(mine)} divergences equal bundle {other.id!r}'s "
                     f"for the same domains ({listing(same)})",
-                    "fine if you republish your own numbers: say so in the description"
-                    if own else "report the divergences of your own run, unedited",
+                    "report the divergences of your own run, unedited; a republished run of "
+                    "your own is for a maintainer to confirm",
                 )
 
 

@@ -19,6 +19,7 @@ from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.tracks.base import ScoreContext, ScoreRow, TrackResult
 from pipeline.tracks.filecheck import check_csv
 from pipeline.tracks.gindex.settings import (
+    BOARD_CONVENTION,
     CURRICULUM,
     DIVERGENCES,
     PROGRAMS,
@@ -106,7 +107,9 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     level = s.confidence
     resamples = s.resamples
     how = "declared" if s.domain_order else "sorted"
-    result = TrackResult(notes=[f"g-index: Δ convention {conv}, {form} form, {how} domain order"])
+    result = TrackResult(notes=[
+        f"g-index: θ of programs under the {BOARD_CONVENTION} Δ convention (dropping an "
+        f"attribute costs), Ω under the {conv} convention, {form} form, {how} domain order"])
 
     # θ of every verified task, all bundles in one parallel map
     ordered = sorted(bundles, key=lambda b: b.id)
@@ -119,7 +122,9 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
             for t in sorted(task_domain):
                 path = f"{PROGRAMS}{t}.json"
                 prog = read_flow(b.files, path) if b.files.has(path) else []
-                items.append((prog, ref_flow[t], conv))
+                # θ is always measured under the board's convention, never the companion
+                # code's: there, a node stripped of its attributes weighs 1 (issue 20, 4b)
+                items.append((prog, ref_flow[t], BOARD_CONVENTION))
                 keys.append((b.id, t))
     thetas = dict(zip(keys, ex.map(_theta_item, items, label="Δ of programs",
                                    progress=ctx.progress), strict=True))
@@ -179,7 +184,8 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         lv = generalisation_level(omega_mean)
         samples = sum(n for _, n in curriculum)
         details = {
-            "form": g.form, "convention": conv, "verified": verified[b.id],
+            "form": g.form, "convention": conv, "program_convention": BOARD_CONVENTION,
+            "verified": verified[b.id],
             "exact": not inexact, "E": g.E, "W": dict(g.W), "rho": dict(g.rho),
             "g_index_unrounded": g.raw, "training_samples": samples, "compute": total,
             "level": lv.label, "level_in_gap": lv.in_gap,

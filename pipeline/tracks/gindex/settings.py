@@ -21,6 +21,17 @@ COMPUTE = "compute.csv"
 DIVERGENCES = "divergences.csv"
 PROGRAMS = "programs/"
 
+BOARD_CONVENTION = "paper"
+"""The Δ convention of every board θ and of the copy checks (issue 20, item 4b).
+
+The paper's symmetric, strict convention: a node similarity over the union of both nodes'
+attributes, so dropping an attribute the reference has *costs* (a stripped copy of a
+reference never scores Δ = 0). The companion code's ``reference`` convention, in which a
+node with no compared key weighs 1, stays for the domain distances Ω between the benchmark's
+own reference programs (``[gindex] convention``), so the paper's published numbers are
+reproduced; it never measures a submitted program.
+"""
+
 
 NonNegative = Annotated[float, Field(ge=0, allow_inf_nan=False)]
 """A finite number ≥ 0 (a prior ρ: a negative prior has no meaning)."""
@@ -52,8 +63,10 @@ class BenchmarkSettings(StrictSettings):
     )
     convention: Literal["reference", "paper"] = Field(
         "reference",
-        description="Δ convention: reference (the companion code's semantics) or paper "
-        "(the paper's definition). See docs/gindex.md.",
+        description="Δ convention of the domain distances Ω between the reference programs: "
+        "reference (the companion code's semantics, reproduces its published output) or "
+        "paper (the paper's definition). A submitted program's θ is always measured under "
+        "the paper convention (BOARD_CONVENTION). See docs/gindex.md.",
     )
     form: Literal["domain", "task"] = Field(
         "domain",
