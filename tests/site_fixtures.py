@@ -4,7 +4,8 @@
 put_release, replace_scores) with benchmarks of all four tracks, several releases, changed
 bundles, a code-version change, ties, NaN and infinite values, a stale benchmark and a stale
 bundle, unknown chart names, and a hostile system name. ``big`` adds one g-index benchmark with
-that many bundles (the 1,000 × 5 benchmark of issue 7).
+that many bundles (the 1,000 × 5 benchmark of issue 7). ``twins`` gives two g-index bundles
+one system name, told apart only by their declared variant (as a model trained on more data).
 """
 
 from __future__ import annotations
@@ -69,9 +70,16 @@ def _ranks(values: Sequence[float | None], metric: str) -> list[int | None]:
     return out
 
 
+TWINS = (0, 1)
+"""The gindex-demo bundles that share a system name when ``make_store(twins=True)``."""
+_twins = False
+
+
 def _system(benchmark: str, i: int) -> str:
     if benchmark == "gindex-demo" and i == 2:
         return HOSTILE
+    if _twins and benchmark == "gindex-demo" and i in TWINS:
+        i = TWINS[0]
     names = [
         "Atlas",
         "Borealis",
@@ -309,8 +317,18 @@ def make_store(
     big: int = 0,
     seed: int = 7,
     stale: bool = True,
+    twins: bool = False,
 ) -> Path:
     """Create a synthetic store at ``path`` (see the module docstring); return ``path``."""
+    global _twins
+    _twins = twins
+    try:
+        return _make_store(path, bundles, releases, big, seed, stale)
+    finally:
+        _twins = False
+
+
+def _make_store(path: Path, bundles: int, releases: int, big: int, seed: int, stale: bool) -> Path:
     rng = np.random.default_rng(seed)
     specs: list[tuple[str, str, int]] = [
         ("aiq-demo", "aiq", bundles),
@@ -460,6 +478,7 @@ def _put_bundle(store: Any, bid: str, i: int, h: str) -> None:
         "system": {
             "name": name,
             "organisation": "Example Lab" if i % 2 else "",
+            "version": f"{100 * (i + 1)} training samples",
             "url": "javascript:alert(1)" if name == HOSTILE else f"https://example.org/{i}",
         },
     }

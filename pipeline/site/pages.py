@@ -330,6 +330,18 @@ class SystemPage:
     entries: tuple[SystemEntry, ...]
     provenance: tuple[Provenance, ...]
     charts: tuple[ChartBlock, ...]
+    more: Link | None = None
+    """A collection's page of every entry (this page lists the best-ranked per board)."""
+    hidden: int = 0
+    """Entries listed only on the ``more`` page."""
+    detail_limit: int = 0
+    detail_hidden: int = 0
+    """Entries whose scores in every version are not tabled here (beyond ``detail_limit``
+    per board): the board's release copies and downloads hold them."""
+    full: bool = False
+    """The page of every entry (no charts, no per-version tables)."""
+    system: Link | None = None
+    """From the page of every entry back to the system page."""
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 
 from pipeline.site import charts as ch
 from pipeline.site.model import Site, VersionData, href, raw_path, safe_segment, safe_url
@@ -20,10 +22,58 @@ def _value(rec: ScoreRecord | None) -> str:
     return f"{text} {c.interval}" if c.interval else text
 
 
+HISTORY_SERIES = 8
+"""Lines in a system page's history chart per board: its best-ranked entries there (a
+collection of hundreds drew one unreadable chart taller than the page)."""
+PAGE_ENTRIES = 25
+"""Entries per board a system page lists; a collection's page links a page listing all."""
+DETAIL_ENTRIES = 10
+"""Entries per board whose scores in every version are tabled on the system page."""
+
+
+def entry_names(
+    items: list[tuple[str, Entry, BundleRow | None]], name: str
+) -> dict[tuple[str, str, str], str]:
+    """Tell apart the entries of one system: ``(board, bundle, agent)`` → a short name.
+
+    An entry is named by its agent when that differs from the system; entries that would
+    still share a name on one board (the same model trained on more data, say) add the
+    bundle's declared variant (its system version), or the bundle id when it has none.
+    """
+    base = {
+        (bid, e.bundle, e.agent): (e.agent if e.agent and e.agent != name else "")
+        for bid, e, _ in items
+    }
+    clash: dict[tuple[str, str], int] = defaultdict(int)
+    for (bid, _, _), text in base.items():
+        clash[(bid, text)] += 1
+    out = {}
+    for bid, e, b in items:
+        key = (bid, e.bundle, e.agent)
+        text = base[key]
+        if clash[(bid, text)] > 1:
+            variant = b.system_version if b is not None and b.system_version else ""
+            extra = variant or f"bundle {e.bundle}"
+            text = f"{text} ({extra})" if text else extra
+        out[key] = text
+    twice: dict[tuple[str, str], int] = defaultdict(int)
+    for (bid, _, _), text in out.items():
+        twice[(bid, text)] += 1
+    for (bid, bundle, agent), text in out.items():
+        if twice[(bid, text)] > 1:  # the same declared variant twice: the bundle id decides
+            out[(bid, bundle, agent)] = f"{text}, bundle {bundle}" if text else f"bundle {bundle}"
+    return out
+
+
 def system_pages(
     site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav], files: list[SpecFile]
 ) -> list[Page]:
-    """One page per system (grouped by system name across benchmarks) in one version."""
+    """The pages of every system (grouped by system name across benchmarks) in one version.
+
+    One history line per *entry* (bundle and agent), never per name: two bundles of one
+    system on one board are two lines. A collection (a bundle of many agents) shows its
+    best-ranked entries per board, with a second page (``all/``) listing every entry.
+    """
     grouped: dict[str, list[tuple[str, Entry, BundleRow | None]]] = defaultdict(list)
     for bm in vd.benchmarks:
         st = vd.standings[bm.id]
@@ -44,88 +94,133 @@ def system_pages(
             b = site.bundle(bm.id, e.bundle, e.content_hash)
             name = b.system_name if b else e.bundle
             grouped[name].append((bm.id, e, b))
-    bms = {bm.id: bm for bm in vd.benchmarks}
     pages = []
     for name in sorted(grouped):
-        slug = vd.slugs[name]
-        base = f"{prefix}systems/{slug}/"
-        path = base + "index.html"
-        items = grouped[name]
-        orgs = sorted({b.organisation for _, _, b in items if b and b.organisation})
-        entries = []
-        provenance: dict[tuple[str, str], Provenance] = {}
-        specs = []
-        series: dict[str, list[dict[str, object]]] = defaultdict(list)
-        for bid, e, b in items:
-            bm = bms[bid]
-            t = site.tracks[bm.track]
-            bm_link = Link(href(path, f"{prefix}benchmarks/{safe_segment(bid)}/"), bm.title)
-            metrics = [m for m in (t.primary, *t.secondary) if m in e.metrics]
-            metrics += sorted(m for m in e.metrics if m not in metrics)
-            heads = tuple(metric_info(m).label for m in metrics)
-            rows = []
+        pages.extend(_system_pages(site, vd, prefix, nav, files, name, grouped[name]))
+    return pages
+
+
+def _system_pages(
+    site: Site,
+    vd: VersionData,
+    prefix: str,
+    nav: Callable[..., Nav],
+    files: list[SpecFile],
+    name: str,
+    items: list[tuple[str, Entry, BundleRow | None]],
+) -> list[Page]:
+    bms = {bm.id: bm for bm in vd.benchmarks}
+    slug = vd.slugs[name]
+    base = f"{prefix}systems/{slug}/"
+    path = base + "index.html"
+    all_path = base + "all/index.html"
+    names = entry_names(items, name)
+    per_board: dict[str, int] = defaultdict(int)
+    for bid, _, _ in items:
+        per_board[bid] += 1
+    paged = any(n > PAGE_ENTRIES for n in per_board.values())
+    orgs = sorted({b.organisation for _, _, b in items if b and b.organisation})
+    entries, every = [], []
+    provenance: dict[tuple[str, str], Provenance] = {}
+    specs = []
+    series: dict[str, list[dict[str, object]]] = defaultdict(list)
+    seen: dict[str, int] = defaultdict(int)
+    for bid, e, b in items:
+        bm = bms[bid]
+        t = site.tracks[bm.track]
+        k = seen[bid]
+        seen[bid] += 1
+        label = names[(bid, e.bundle, e.agent)]
+        metrics = [m for m in (t.primary, *t.secondary) if m in e.metrics]
+        metrics += sorted(m for m in e.metrics if m not in metrics)
+        first = metrics[0] if metrics else t.primary
+        detailed = k < DETAIL_ENTRIES
+        rows = []
+        if detailed:
             for v in vd.history:
                 recs = site.index.get((v.name, bid), {}).get((e.bundle, e.agent), {})
-                if not recs:
-                    continue
-                rows.append((v.label, tuple(_value(recs.get(m)) for m in metrics)))
-            first = metrics[0] if metrics else t.primary
-            entries.append(
-                SystemEntry(
-                    bm_link,
-                    "" if e.agent == name else e.agent,
-                    heads,
-                    tuple(rows),
-                    str(e.rank or "—"),
-                    badges(site, vd, bm, e),
-                    _value(e.metrics.get(first)),
-                    metric_info(first).label,
-                )
-            )
+                if recs:
+                    rows.append((v.label, tuple(_value(recs.get(m)) for m in metrics)))
+
+        here = SystemEntry(
+            Link(href(path, f"{prefix}benchmarks/{safe_segment(bid)}/"), bm.title),
+            label,
+            tuple(metric_info(m).label for m in metrics),
+            tuple(rows),
+            str(e.rank or "—"),
+            badges(site, vd, bm, e),
+            _value(e.metrics.get(first)),
+            metric_info(first).label,
+        )
+        if k < PAGE_ENTRIES:
+            entries.append(here)
+        if paged:
+            board = Link(href(all_path, f"{prefix}benchmarks/{safe_segment(bid)}/"), bm.title)
+            every.append(replace(here, benchmark=board, history=()))
+        if k < HISTORY_SERIES:
+            # versions of one date (a release and the working state): the latest stands for it
+            by_date: dict[str, dict[str, object]] = {}
             for v, rec in history(site.index, vd.history, bid, (e.bundle, e.agent), t.primary):
-                if (
-                    rec.value is not None
-                    and rec.value == rec.value
-                    and abs(rec.value) != float("inf")
-                ):
-                    series[bid].append(
-                        {
-                            "x": v.date.isoformat(),
-                            "y": rec.value,
-                            "label": v.name,
-                            "series": e.agent or name,
-                        }
-                    )
-            if b is not None and (bid, b.id) not in provenance:
-                provenance[(bid, b.id)] = _provenance(path, bm_link, b)
-        for bid in sorted(series):
-            pts = series[bid]
-            if len({p["x"] for p in pts}) < 2:
-                continue
-            m = metric_info(site.tracks[bms[bid].track].primary)
-            specs.append(
-                ch.line_chart(
-                    f"history-{safe_segment(bid)}",
-                    pts,
-                    title=f"{m.label} on {bms[bid].title} over releases",
-                    x=("release date", ""),
-                    y=(m.label, m.unit),
-                    temporal=True,
-                    what=f"Line chart of {m.label} in each version for this system's entries",
-                )
+                if rec.value is not None and math.isfinite(rec.value):
+                    by_date[v.date.isoformat()] = {
+                        "x": v.date.isoformat(),
+                        "y": rec.value,
+                        "label": v.name,
+                        "series": label or name,
+                    }
+            series[bid].extend(by_date[d] for d in sorted(by_date))
+        if b is not None and (bid, b.id) not in provenance:
+            bm_link = Link(href(path, f"{prefix}benchmarks/{safe_segment(bid)}/"), bm.title)
+            provenance[(bid, b.id)] = _provenance(path, bm_link, b)
+    for bid in sorted(series):
+        pts = series[bid]
+        if len({p["x"] for p in pts}) < 2:
+            continue
+        m = metric_info(site.tracks[bms[bid].track].primary)
+        n = per_board[bid]
+        top = f"the {HISTORY_SERIES} best-ranked of its {n} entries" if n > HISTORY_SERIES else ""
+        specs.append(
+            ch.line_chart(
+                f"history-{safe_segment(bid)}",
+                pts,
+                title=f"{m.label} on {bms[bid].title} over releases",
+                x=("release date", ""),
+                y=(m.label, m.unit),
+                temporal=True,
+                what=f"Line chart of {m.label} in each version, one line per entry of this "
+                f"system{' (' + top + ')' if top else ''}",
             )
-        latest = site.latest
-        in_latest = latest is not None and name in latest.slugs
-        ctx = SystemPage(
-            nav(path, f"systems/{slug}/" if in_latest else None),
+        )
+    latest = site.latest
+    in_latest = latest is not None and name in latest.slugs
+    hidden = sum(max(0, n - PAGE_ENTRIES) for n in per_board.values())
+    more = Link(href(path, base + "all/"), f"Show all {len(items)} entries") if paged else None
+    ctx = SystemPage(
+        nav(path, f"systems/{slug}/" if in_latest else None),
+        name,
+        ", ".join(orgs),
+        tuple(entries),
+        tuple(provenance[k] for k in sorted(provenance)),
+        blocks(specs, path, base, files),
+        more=more,
+        hidden=hidden,
+        detail_limit=DETAIL_ENTRIES,
+        detail_hidden=sum(max(0, n - DETAIL_ENTRIES) for n in per_board.values()),
+    )
+    out = [Page(path, "system.html", ctx)]
+    if paged:
+        full = SystemPage(
+            nav(all_path, f"systems/{slug}/" if in_latest else None),
             name,
             ", ".join(orgs),
-            tuple(entries),
-            tuple(provenance[k] for k in sorted(provenance)),
-            blocks(specs, path, base, files),
+            tuple(every),
+            (),
+            (),
+            full=True,
+            system=Link(href(all_path, base), name),
         )
-        pages.append(Page(path, "system.html", ctx))
-    return pages
+        out.append(Page(all_path, "system.html", full))
+    return out
 
 
 def _provenance(path: str, bm_link: Link, b: BundleRow) -> Provenance:
@@ -145,9 +240,7 @@ def _provenance(path: str, bm_link: Link, b: BundleRow) -> Provenance:
     )
 
 
-def agent_pages(
-    site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]
-) -> list[Page]:
+def agent_pages(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> list[Page]:
     """One page per agent that came inside a collection bundle (e.g. R2D2 in the ALE systems).
 
     The URL is ``agents/<stable slug>/``: a function of the agent's name alone. The page lists

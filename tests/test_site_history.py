@@ -1,0 +1,80 @@
+"""System pages: one history line per entry, never per name; collections capped and paged."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from site_fixtures import TWINS, make_store
+
+from pipeline.site import systems
+from pipeline.site.build import build_site
+from pipeline.site.model import stable_slug
+
+
+def _specs(site: Path) -> list[Path]:
+    return sorted(site.glob("**/systems/*/history-*.vl.json"))
+
+
+def _series(spec: Path) -> dict[str, list[str]]:
+    """series name → the x of each of its points."""
+    out: dict[str, list[str]] = defaultdict(list)
+    for p in json.loads(spec.read_text(encoding="utf-8"))["datasets"]["values"]:
+        out[str(p.get("series", ""))].append(str(p["x"]))
+    return out
+
+
+@pytest.fixture(scope="module")
+def twins_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    root = tmp_path_factory.mktemp("twins")
+    build_site(make_store(root / "store.duckdb", twins=True), root / "public")
+    yield root / "public"
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def test_no_history_line_joins_two_entries(twins_site: Path) -> None:
+    # an entry has one score per version, so a line with two points on one date joins two
+    specs = _specs(twins_site)
+    assert specs
+    for spec in specs:
+        for name, xs in _series(spec).items():
+            assert len(xs) == len(set(xs)), (spec, name)
+
+
+def test_entries_sharing_a_name_are_told_apart_by_their_variant(twins_site: Path) -> None:
+    page = twins_site / "systems" / stable_slug("Atlas")
+    series = _series(page / "history-gindex-demo.vl.json")
+    # both bundles have a line, each named by what the bundle declares it is
+    assert len(series) == len(TWINS)
+    assert all("training samples" in s for s in series)
+    html = (page / "index.html").read_text(encoding="utf-8")
+    table = html.split('id="h-entries"')[1].split("</table>")[0]
+    for s in series:
+        assert table.count(f"<td>{s}</td>") == 1
+
+
+def test_collections_are_capped_and_paged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the generality systems hold two agents each: with caps of one they are "collections"
+    monkeypatch.setattr(systems, "HISTORY_SERIES", 1)
+    monkeypatch.setattr(systems, "PAGE_ENTRIES", 1)
+    monkeypatch.setattr(systems, "DETAIL_ENTRIES", 1)
+    site = tmp_path / "public"
+    build_site(make_store(tmp_path / "store.duckdb", releases=2), site)
+    paged = sorted(site.glob("systems/*/all/index.html"))
+    assert paged
+    for full in paged:
+        page = full.parent.parent / "index.html"
+        html = page.read_text(encoding="utf-8")
+        assert 'href="all/"' in html
+        listed = html.split('id="h-entries"')[1].split("</table>")[0].count("<tr>") - 1
+        every = full.read_text(encoding="utf-8")
+        total = every.split('id="h-entries"')[1].split("</table>")[0].count("<tr>") - 1
+        assert listed < total
+        for spec in page.parent.glob("history-*.vl.json"):
+            assert len(_series(spec)) <= systems.HISTORY_SERIES
