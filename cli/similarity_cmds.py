@@ -189,6 +189,23 @@ def run_cmd(
     eval_episodes: Annotated[
         int | None, typer.Option("--eval-episodes", help="gym: greedy episodes scored per run.")
     ] = None,
+    merge: Annotated[
+        str | None,
+        typer.Option(
+            "--merge",
+            help="classification: sampling (the paper's method, the default), stitching (its "
+            "Fig. 2 contrast: AB scored against AA and BB) or sampling,stitching; gym: sampling.",
+        ),
+    ] = None,
+    alone: Annotated[
+        str | None,
+        typer.Option(
+            "--alone",
+            help="classification and gym, sampling merge: how V_A and V_B are measured. "
+            "matched (default): on what the merge took from each test, so they change with p; "
+            "whole: once on each whole test, fixed across p (the paper's Fig. 3 lines).",
+        ),
+    ] = None,
     contact: Annotated[str, typer.Option("--contact", help="contact of submission.toml.")] = (
         "gmeter similarity run (see docs/similarity.md)"
     ),
@@ -204,7 +221,8 @@ def run_cmd(
 
     aiq-families (default): families of BF environments are the tests, merged inside one
     lifetime. classification: scikit-learn's bundled data sets, merged by the paper's sampling
-    method, an MLPClassifier as the baseline. gym: Gymnasium's built-in environments, episodes
+    (and with --merge stitching its stitching) method, an MLPClassifier as the baseline. gym:
+    Gymnasium's built-in environments, episodes
     drawn from either, a tabular Q-learner as the baseline. The parent folder gets a
     benchmark.toml declaring the tests if it has none; the written submission.toml records
     every setting: `--from` it reproduces runs.csv.
@@ -217,7 +235,7 @@ def run_cmd(
         experiment=experiment, from_file=from_, tests=tests, agent=agent, programs=programs,
         seeds=seeds, root_seed=root_seed, episode_length=episode_length, p=p, symbols=symbols,
         merge_unit=merge_unit, hidden=hidden, max_iter=max_iter, size=size, steps=steps,
-        eval_episodes=eval_episodes,
+        eval_episodes=eval_episodes, merge=merge, alone=alone,
     ))  # fmt: skip
     with open_executor(executor, workers, scheduler) as ex, progress_reporter() as progress:
         report = run_planned(plan, out, contact=contact, licence=licence, force=force,

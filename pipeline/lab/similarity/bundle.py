@@ -144,8 +144,13 @@ def benchmark_toml(
     )
 
 
-def check_benchmark_file(path: Path, tests: Sequence[str]) -> None:
-    """Check that ``path`` is a similarity ``benchmark.toml`` declaring every one of ``tests``."""
+def check_benchmark_file(
+    path: Path, tests: Sequence[str], merges: Sequence[str] = ("sampling",)
+) -> None:
+    """Check that ``path`` is a similarity ``benchmark.toml`` declaring ``tests`` and ``merges``.
+
+    A benchmark without ``merges`` accepts both methods (the track's default).
+    """
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -161,6 +166,13 @@ def check_benchmark_file(path: Path, tests: Sequence[str]) -> None:
         raise UsageError(
             f"{path} does not declare the test(s) {', '.join(missing)}",
             hint="add them to [similarity].tests or choose another benchmark",
+        )
+    accepted = data.get("similarity", {}).get("merges", ["sampling", "stitching"])
+    refused = [m for m in merges if m not in accepted]
+    if refused:
+        raise UsageError(
+            f"{path}: [similarity].merges does not accept {', '.join(refused)}",
+            hint="add it to [similarity].merges or write the bundle elsewhere",
         )
 
 

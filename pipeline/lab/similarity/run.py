@@ -38,6 +38,8 @@ class RunOptions:
     size: int | None = None
     steps: int | None = None
     eval_episodes: int | None = None
+    merge: str | None = None
+    alone: str | None = None
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,8 @@ def plan_run(o: RunOptions) -> PlannedRun:
         if ps is not None and len(ps) != 1:
             raise UsageError("--p: aiq-families takes one proportion", hint="e.g. --p 0.5")
         _refuse({"--hidden": o.hidden, "--max-iter": o.max_iter, "--size": o.size,
-                 "--steps": o.steps, "--eval-episodes": o.eval_episodes}, kind)  # fmt: skip
+                 "--steps": o.steps, "--eval-episodes": o.eval_episodes, "--merge": o.merge,
+                 "--alone": o.alone}, kind)  # fmt: skip
         given: dict[str, Any] = {
             "agent": o.agent, "programs": o.programs, "seeds": o.seeds,
             "root_seed": o.root_seed, "episode_length": o.episode_length,
@@ -132,7 +135,8 @@ def plan_run(o: RunOptions) -> PlannedRun:
         "experiment": kind, "tests": tests, "seeds": o.seeds, "root_seed": o.root_seed,
         "p": _floats(o.p, "--p"), "hidden": _ints(o.hidden, "--hidden"),
         "max_iter": o.max_iter, "size": o.size, "steps": o.steps,
-        "eval_episodes": o.eval_episodes,
+        "eval_episodes": o.eval_episodes, "alone": o.alone,
+        "merge": tuple(m.strip() for m in o.merge.split(",") if m.strip()) if o.merge else None,
     }  # fmt: skip
     _refuse(wrong, kind)
     own = SuiteSettings(experiment=kind).relevant()

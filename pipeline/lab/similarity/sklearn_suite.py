@@ -24,7 +24,9 @@ feature becomes 0). ``V`` is the held-out accuracy of scikit-learn's ``MLPClassi
 Adam, ``hidden`` units per layer, ``max_iter`` epochs) trained on a stratified ``1 −
 test_fraction`` of the elements. The merged test is the paper's sampling merge
 (:func:`pipeline.metrics.similarity.merge.sample_merge`): the larger test cut to the smaller, a
-proportion ``p`` from A, inputs zero-padded to the wider test, B's classes after A's.
+proportion ``p`` from A, inputs zero-padded to the wider test, B's classes after A's; or its
+stitching merge (:func:`pipeline.metrics.similarity.merge.stitch_merge`), scored on ``AB``,
+``AA`` and ``BB`` as in the paper's Fig. 2.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from functools import lru_cache
 import numpy as np
 from numpy.typing import NDArray
 
-from pipeline.metrics.similarity.merge import sample_merge
+from pipeline.metrics.similarity.merge import sample_merge, stitch_merge
 
 
 @dataclass(frozen=True)
@@ -149,8 +151,9 @@ def run_data_test(
     size: int,
     seeds: dict[str, int],
     part: str = "AB",
+    merge: str = "sampling",
 ) -> float:
-    """``V`` of one test alone, of the sampling merge of two, or of one part of that merge.
+    """``V`` of one test alone, of the merge of two, or of one part of that merge.
 
     Parameters
     ----------
@@ -165,13 +168,28 @@ def run_data_test(
     seeds : dict
         ``{"<test>": subset seed, "merge": which elements are merged, "model": split and
         network}``; the subset seed of a test is shared between the test alone and its merges.
-    part : {"AB", "A", "B"}
-        With two tests: the whole merge, or only the elements it drew from A (from B), with
-        A's (B's) own labels — the *matched* reference of ``alone = "matched"``.
+    part : {"AB", "A", "B", "AA", "BB"}
+        Sampling: the whole merge, or only the elements it drew from A (from B), with A's
+        (B's) own labels — the *matched* reference of ``alone = "matched"``. Stitching: the
+        stitched pair ``AB`` or a test stitched with itself (``AA``, ``BB``), all at the
+        pair's common half width so the three share one input layout.
+    merge : {"sampling", "stitching"}
+        The merge method.
     """
     parts = [prepared(t, size, seeds[t]) for t in tests]
     if len(parts) == 1:
         x, y = parts[0]
+    elif merge == "stitching":
+        (xa, ya), (xb, yb) = parts
+        width = max(xa.shape[1], xb.shape[1])
+        side = {"A": (xa, ya, tests[0]), "B": (xb, yb, tests[1])}
+        left, right = (part[0], part[1]) if part in ("AA", "BB", "AB") else ("A", "B")
+        xl, yl, tl = side[left]
+        xr, yr, _ = side[right]
+        stitched = stitch_merge(xl, yl, xr, yr, p, np.random.default_rng(seeds["merge"]),
+                                n_classes_l=DATASETS[tl].classes, width=width,
+                                same_test=left == right)  # fmt: skip
+        x, y = stitched.x, stitched.y
     else:
         (xa, ya), (xb, yb) = parts
         c_a = DATASETS[tests[0]].classes

@@ -17,7 +17,11 @@ Both share one plan:
   holds; ``alone = "whole"`` scores each test alone on all of it, as the paper (whose 50,000
   element sets made the two agree), which also counts the smaller share as interference;
 * a test keeps its seeds (data subset, environment resets) in all runs of a replicate, alone
-  or merged: common random numbers.
+  or merged: common random numbers;
+* ``merge`` lists the merge methods: ``sampling`` (the paper's method, both experiments) and,
+  for classification, ``stitching`` (the paper's Fig. 2 contrast): the stitched pair ``AB``
+  is compared with each test stitched with itself, ``V_A = V_AA`` and ``V_B = V_BB`` (so
+  ``alone`` does not apply to it).
 
 No heavy library is imported here: the suites' modules are imported inside the work items.
 """
@@ -36,6 +40,7 @@ EXPERIMENTS: tuple[str, ...] = ("classification", "gym")
 MAX_TESTS = 12
 MAX_SEEDS = 64
 MAX_P = 19
+MERGES: tuple[str, ...] = ("sampling", "stitching")
 
 
 def _tests_known(experiment: str) -> dict[str, tuple[str, str]]:
@@ -64,6 +69,7 @@ class SuiteSettings:
     Domains (checked on construction, every problem reported at once): ``2 … 12`` distinct
     known tests; ``seeds`` in ``1 … 64``; ``root_seed`` in ``0 … 2**63 − 1``; ``p`` one to 19
     distinct values in ``(0, 1)``; ``alone`` ``matched`` or ``whole``. Classification:
+    ``merge`` sampling and/or stitching (gym: sampling). Classification:
     ``hidden`` one to 8 widths in ``1 … 1024``, ``layers`` ``1 … 4``, ``max_iter``
     ``1 … 2000``, ``size`` ``20 … 5000``, ``test_fraction`` ``[0.1, 0.5]``. Gym: ``steps``
     ``100 … 1,000,000``, ``eval_episodes`` ``1 … 1000``, ``bins`` ``2 … 20``, ``alpha``
@@ -76,6 +82,7 @@ class SuiteSettings:
     root_seed: int = 2020
     p: tuple[float, ...] = (0.5,)
     alone: str = "matched"
+    merge: tuple[str, ...] = ("sampling",)
     # classification (scikit-learn MLPClassifier)
     hidden: tuple[int, ...] = (32,)
     layers: int = 1
@@ -112,6 +119,13 @@ class SuiteSettings:
             problems.append(f"unknown test(s) {', '.join(unknown)}: use {', '.join(known)}")
         if len(set(self.tests)) != len(self.tests) or not 2 <= len(self.tests) <= MAX_TESTS:
             problems.append(f"tests: give 2 to {MAX_TESTS} distinct tests")
+        merges = tuple(str(x) for x in self.merge)
+        object.__setattr__(self, "merge", merges)
+        if not merges or len(set(merges)) != len(merges) or any(x not in MERGES for x in merges):
+            problems.append(f"merge: give sampling, stitching or both, got {', '.join(merges)}")
+        elif self.experiment == "gym" and merges != ("sampling",):
+            problems.append("merge: gym has only the sampling merge so far (stitching two "
+                            "environments' observations is not implemented)")
         ps = tuple(float(x) for x in self.p)
         object.__setattr__(self, "p", ps)
         if not 1 <= len(ps) <= MAX_P or len(set(ps)) != len(ps):
@@ -165,7 +179,7 @@ class SuiteSettings:
         """The settings that matter for this experiment (what the bundle records)."""
         common = ("experiment", "tests", "seeds", "root_seed", "p", "alone")
         own = (
-            ("hidden", "layers", "max_iter", "size", "test_fraction")
+            ("merge", "hidden", "layers", "max_iter", "size", "test_fraction")
             if self.experiment == "classification"
             else ("steps", "eval_episodes", "bins", "alpha", "gamma", "epsilon_end", "explore")
         )
@@ -175,7 +189,7 @@ class SuiteSettings:
         """Return the relevant settings as recorded in TOML."""
         d = asdict(self)
         out = {k: d[k] for k in self.relevant()}
-        for k in ("tests", "p", "hidden"):
+        for k in ("tests", "p", "hidden", "merge"):
             if k in out:
                 out[k] = list(out[k])
         return out
@@ -188,7 +202,7 @@ class SuiteSettings:
         if extra:
             raise UsageError(f"unknown experiment setting(s): {', '.join(extra)}")
         d = dict(data)
-        for k in ("tests", "p", "hidden"):
+        for k in ("tests", "p", "hidden", "merge"):
             if k in d:
                 v = d[k]
                 d[k] = tuple(v) if isinstance(v, list | tuple) else (v,)
@@ -214,14 +228,19 @@ class RunItem:
     p: float
     width: int
     part: str = "AB"
+    merge: str = "sampling"
 
 
-def _seeds(s: SuiteSettings, k: int, tests: tuple[str, ...], p: float) -> dict[str, int]:
+def _seeds(
+    s: SuiteSettings, k: int, tests: tuple[str, ...], p: float, merge: str = "sampling"
+) -> dict[str, int]:
     from pipeline.metrics.seeds import derive_seed
 
     out = {t: derive_seed(s.root_seed, s.experiment, k, "test", t) for t in tests}
     pair = "|".join(tests)
-    out["merge"] = derive_seed(s.root_seed, s.experiment, k, "merge", pair, repr(p))
+    # sampling keeps its historical key, so adding stitching changes no committed number
+    tag = "merge" if merge == "sampling" else merge
+    out["merge"] = derive_seed(s.root_seed, s.experiment, k, tag, pair, repr(p))
     out["schedule"] = out["merge"]
     out["model"] = derive_seed(s.root_seed, s.experiment, k, "model")
     out["agent"] = derive_seed(s.root_seed, s.experiment, k, "agent")
@@ -231,7 +250,7 @@ def _seeds(s: SuiteSettings, k: int, tests: tuple[str, ...], p: float) -> dict[s
 def run_item(item: RunItem) -> float:
     """Compute one item's ``V`` (picklable; imports its heavy library itself)."""
     s = SuiteSettings.from_dict(item.settings)
-    seeds = _seeds(s, item.k, item.tests, item.p)
+    seeds = _seeds(s, item.k, item.tests, item.p, item.merge)
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(1):  # BLAS threads fight on a shared machine; one is faster
@@ -239,7 +258,7 @@ def run_item(item: RunItem) -> float:
             from pipeline.lab.similarity.sklearn_suite import MLPSettings, run_data_test
 
             m = MLPSettings(item.width, s.layers, s.max_iter, s.test_fraction)
-            return run_data_test(item.tests, item.p, m, s.size, seeds, item.part)
+            return run_data_test(item.tests, item.p, m, s.size, seeds, item.part, item.merge)
         from pipeline.lab.similarity.gym_suite import AgentSettings, run_env_test
 
         steps = s.steps
@@ -253,19 +272,27 @@ def run_item(item: RunItem) -> float:
         return run_env_test(tests, item.p, a, seeds)
 
 
+def _parts(s: SuiteSettings, merge: str) -> tuple[str, ...]:
+    if merge == "stitching":
+        return ("AA", "BB", "AB")
+    return ("A", "B", "AB") if s.alone == "matched" else ("AB",)
+
+
 def plan(s: SuiteSettings) -> list[RunItem]:
     """Every work item of the experiment, in a fixed order."""
     d = s.to_dict()
     widths = s.hidden if s.experiment == "classification" else (0,)
-    parts = ("A", "B", "AB") if s.alone == "matched" else ("AB",)
     items = []
     for k in range(s.seeds):
         for w in widths:
-            if s.alone == "whole":
+            if s.alone == "whole" and "sampling" in s.merge:
                 items += [RunItem(d, k, (t,), 0.5, w) for t in s.tests]
-            for i, a in enumerate(s.tests):
-                for b in s.tests[i + 1 :]:
-                    items += [RunItem(d, k, (a, b), p, w, part) for p in s.p for part in parts]
+            for merge in s.merge:
+                parts = _parts(s, merge)
+                for i, a in enumerate(s.tests):
+                    for b in s.tests[i + 1 :]:
+                        items += [RunItem(d, k, (a, b), p, w, part, merge)
+                                  for p in s.p for part in parts]  # fmt: skip
     return items
 
 
@@ -302,21 +329,28 @@ def run_suite(
     items = plan(settings)
     ex = executor or InProcessExecutor()
     values = ex.map(run_item, items, label=f"{settings.experiment} runs", progress=progress)
-    v = {(it.k, it.tests, it.p, it.width, it.part): val
+    v = {(it.k, it.tests, it.p, it.width, it.part, it.merge): val
          for it, val in zip(items, values, strict=True)}  # fmt: skip
     matched = settings.alone == "matched"
     rows: list[dict[str, Any]] = []
     widths = settings.hidden if settings.experiment == "classification" else (0,)
     for k in range(settings.seeds):
         for w in widths:
-            for i, a in enumerate(settings.tests):
-                for b in settings.tests[i + 1 :]:
-                    for p in settings.p:
-                        va = v[(k, (a, b), p, w, "A")] if matched else v[(k, (a,), 0.5, w, "AB")]
-                        vb = v[(k, (a, b), p, w, "B")] if matched else v[(k, (b,), 0.5, w, "AB")]
-                        rows.append({
-                            "test_a": a, "test_b": b, "p": p, "merge": "sampling",
-                            "agent": settings.agent_name(w), "v_a": va, "v_b": vb,
-                            "v_ab": v[(k, (a, b), p, w, "AB")], "seed": str(k + 1),
-                        })  # fmt: skip
+            for merge in settings.merge:
+                for i, a in enumerate(settings.tests):
+                    for b in settings.tests[i + 1 :]:
+                        for p in settings.p:
+                            key = (k, (a, b), p, w)
+                            if merge == "stitching":
+                                va, vb = v[(*key, "AA", merge)], v[(*key, "BB", merge)]
+                            elif matched:
+                                va, vb = v[(*key, "A", merge)], v[(*key, "B", merge)]
+                            else:
+                                va = v[(k, (a,), 0.5, w, "AB", "sampling")]
+                                vb = v[(k, (b,), 0.5, w, "AB", "sampling")]
+                            rows.append({
+                                "test_a": a, "test_b": b, "p": p, "merge": merge,
+                                "agent": settings.agent_name(w), "v_a": va, "v_b": vb,
+                                "v_ab": v[(*key, "AB", merge)], "seed": str(k + 1),
+                            })  # fmt: skip
     return SuiteResult(settings, rows, library_versions(settings.experiment))

@@ -8,6 +8,7 @@ experiments of :mod:`pipeline.tracks.similarity`:
 * :func:`pad_features` — zero-padding of inputs to a common width;
 * :func:`offset_classes` — concatenation of the two label sets (B's classes follow A's);
 * :func:`sample_merge` — the whole passive merge of two labelled data sets;
+* :func:`stitch_merge` — the element-wise ("stitching") merge: items side by side;
 * :func:`split_episodes` — how many evaluation episodes of a merged active test go to A;
 * :func:`normalise_return` — an episode return mapped to ``[0, 1]`` by documented bounds;
 * :func:`implied_v_ab` — the merged score eq. 3 implies from ``S``, ``V_A`` and ``V_B`` (used to
@@ -154,6 +155,86 @@ def sample_merge(
     y = np.concatenate([y_a[ia], offset_classes(y_b[ib], c_a)])
     from_a = np.concatenate([np.ones(k_a, dtype=bool), np.zeros(k_b, dtype=bool)])
     return MergedSet(x, y, from_a)
+
+
+def stitch_merge(
+    x_l: NDArray[np.float64],
+    y_l: NDArray[np.int64],
+    x_r: NDArray[np.float64],
+    y_r: NDArray[np.int64],
+    p: float,
+    rng: np.random.Generator,
+    *,
+    n_classes_l: int | None = None,
+    width: int | None = None,
+    same_test: bool = False,
+) -> MergedSet:
+    r"""Merge two labelled data sets element-wise (Pereyda & Holder 2020, "stitching").
+
+    Each merged element puts one item of the left test and one of the right test side by side
+    (inputs concatenated, each half zero-padded to ``width``); its label is the left item's
+    class for a share ``p`` of the elements and the right item's class (numbered after the
+    left's) for the rest, and nothing in the input says which half is asked:
+
+    .. math::
+
+        x = [\,x^L_i \;|\; x^R_{\sigma(i)}\,], \qquad
+        y = \begin{cases} y^L_i & i \in K \\ c_L + y^R_{\sigma(i)} & i \notin K \end{cases},
+        \qquad |K| = k_A
+
+    (``k_A`` of :func:`merge_counts`).
+
+    The paper's Fig. 2 design compares the stitched pair ``AB`` with each test stitched with
+    itself (``AA``, ``BB``: ``same_test``, two items of one test side by side, labelled in
+    that test's own classes, as a test merged with itself is that test), so the three scores
+    share the input layout and the label rule; sufficiency then asks ``V_BB <= V_AB <= V_AA``.
+    The paper reports that stitching violated it (the reason it kept sampling); the reading of
+    the label rule above is ours (the paper gives no more detail).
+
+    Why it is violated, for any agent: in ``AB`` the two candidate labels are always distinct
+    classes and the input does not say which half is asked, so no agent scores above
+    ``max(p, 1 − p)`` in expectation, while in ``AA`` the two items share their class with
+    probability ``Σ_c π_c²`` and that bound rises. A pair whose tests alone are learnt well
+    therefore has ``V_AB`` below ``V_BB`` (tested with a nearest-neighbour agent).
+
+    Parameters
+    ----------
+    x_l, y_l, x_r, y_r : numpy.ndarray
+        Inputs ``(n, d)`` and labels of the left and right tests (the same test for AA/BB).
+    p : float
+        Share of elements labelled by the left item, ``0 < p < 1``.
+    rng : numpy.random.Generator
+        The only randomness: which items are paired and which elements the left half labels.
+    n_classes_l : int, optional
+        The left test's number of classes (default ``max(y_l) + 1``).
+    width : int, optional
+        Width of each half (default the wider of the two tests).
+    same_test : bool
+        Both halves come from one test: its own classes label both (no offset).
+
+    Returns
+    -------
+    MergedSet
+        ``min(n_L, n_R)`` elements of ``2 * width`` inputs; ``from_a`` marks those labelled by
+        the left half.
+    """
+    x_l, x_r = np.asarray(x_l, dtype=np.float64), np.asarray(x_r, dtype=np.float64)
+    y_l, y_r = np.asarray(y_l, dtype=np.int64), np.asarray(y_r, dtype=np.int64)
+    if len(x_l) != len(y_l) or len(x_r) != len(y_r):
+        raise ValueError("inputs and labels must have the same length")
+    k_l, _ = merge_counts(len(x_l), len(x_r), p)
+    n = min(len(x_l), len(x_r))
+    il = rng.permutation(len(x_l))[:n]
+    ir = rng.permutation(len(x_r))[:n]
+    w = max(x_l.shape[1], x_r.shape[1]) if width is None else int(width)
+    c_l = int(y_l.max()) + 1 if n_classes_l is None else int(n_classes_l)
+    if same_test:
+        c_l = 0
+    from_l = np.zeros(n, dtype=bool)
+    from_l[rng.permutation(n)[:k_l]] = True
+    x = np.hstack([pad_features(x_l[il], w), pad_features(x_r[ir], w)])
+    y = np.where(from_l, y_l[il], offset_classes(y_r[ir], c_l))
+    return MergedSet(x, y.astype(np.int64), from_l)
 
 
 def split_episodes(n: int, p: float) -> tuple[int, int]:
