@@ -56,12 +56,16 @@ def run_cmd(
         "--contact", help="Contact for submission.toml.")] = "not given",
     timeout: Annotated[float, typer.Option(
         "--timeout", help="Seconds the system may take per task.", min=0.001)] = 60.0,
+    curriculum_samples: Annotated[Path | None, typer.Option(
+        "--curriculum-samples", help="Folder of <domain>.jsonl training samples (one JSON "
+        "object per line) copied into the bundle: its curriculum size is then counted and "
+        "the entry verified; without it the entry is reported.")] = None,
 ) -> None:
     """Run a system on every test task and write programs/<task>.json and a bundle."""
     from pipeline.lab.gindex.harness import run_system
 
     res = run_system(system, benchmark, curriculum, compute, out, name=name, contact=contact,
-                     timeout=timeout)  # fmt: skip
+                     timeout=timeout, curriculum_samples=curriculum_samples)  # fmt: skip
     for w in res.warnings:
         info(f"warning: {w}")
     info(f"{res.tasks} programs ({res.empty} empty) in {res.seconds:.1f} s; the bundle validates")

@@ -73,6 +73,10 @@ def gbundle(name: str, who: str, programs: dict[str, Any], curriculum: str) -> d
              f"{BENCH}/{name}/compute.csv": "tflops,seconds\n100,3600\n"}
     for task, flow in programs.items():
         files[f"{BENCH}/{name}/programs/{task}.json"] = json.dumps({"flow": flow})
+    for line in curriculum.splitlines():  # the curriculum's samples: its size is counted
+        domain, n = line.split(",")
+        files[f"{BENCH}/{name}/curriculum/{domain}.jsonl"] = "".join(
+            json.dumps({"prompt": f"{domain} {k}"}) + "\n" for k in range(int(n)))
     return files
 
 

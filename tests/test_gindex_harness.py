@@ -42,7 +42,13 @@ def _run(tmp_path: Path, system: str, *extra: str):
 
 
 def test_a_system_answers_every_prompt_and_the_bundle_is_verified(tmp_path):
-    out = _run(tmp_path, _system(tmp_path, SYSTEM), "--name", "toy")
+    samples = tmp_path / "samples"
+    samples.mkdir()
+    for domain, n in (("cron-reminder", 40), ("http", 10)):
+        (samples / f"{domain}.jsonl").write_text(
+            "".join(json.dumps({"prompt": f"{domain} {k}"}) + "\n" for k in range(n)))
+    out = _run(tmp_path, _system(tmp_path, SYSTEM), "--name", "toy",
+               "--curriculum-samples", str(samples))
     assert out.exit_code == 0, out.output
     programs = sorted((tmp_path / "out/programs").glob("*.json"))
     refs = sorted(BENCH.glob("reference/domains/*/*.json"))

@@ -126,7 +126,15 @@ def _verified_files(programs: dict[str, list]) -> dict[str, bytes]:
     }
     for t, flow in programs.items():
         files[f"programs/{t}.json"] = json.dumps({"flow": flow}).encode()
+    files.update(curriculum_samples({"http": 10, "twitter": 20}))
     return files
+
+
+def curriculum_samples(sizes: dict[str, int]) -> dict[str, bytes]:
+    """``curriculum/<domain>.jsonl`` with ``n`` training samples per domain."""
+    return {f"curriculum/{d}.jsonl": "".join(
+        json.dumps({"prompt": f"{d} sample {k}", "program": []}) + "\n" for k in range(n)
+    ).encode() for d, n in sizes.items()}
 
 
 def test_verified_bundle_scores_theta_from_programs(bench):

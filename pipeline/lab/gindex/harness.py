@@ -147,8 +147,13 @@ def run_system(
     contact: str = "not given",
     timeout: float = DEFAULT_TIMEOUT,
     progress: Any = None,
+    curriculum_samples: Path | None = None,
 ) -> HarnessRun:
-    """Run ``system`` on every test task of ``benchmark`` and write a verified bundle to ``out``.
+    """Run ``system`` on every test task of ``benchmark`` and write a bundle to ``out``.
+
+    With ``curriculum_samples`` (a folder of ``<domain>.jsonl``, one training sample per line)
+    the curriculum's samples are copied into the bundle's ``curriculum/`` and the entry is
+    verified; without, the curriculum size is self-declared and the entry is reported.
 
     Raises
     ------
@@ -202,6 +207,8 @@ def run_system(
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     (out / CURRICULUM).write_bytes(curriculum_text)
+    if curriculum_samples is not None:
+        _copy_samples(curriculum_samples, out)
     (out / COMPUTE).write_text(f"compute\n{compute!r}\n", encoding="utf-8")
     label = name or command.split()[0].rsplit("/", 1)[-1]
     (out / "submission.toml").write_text(
@@ -218,3 +225,17 @@ def run_system(
         )
     return HarnessRun(out, len(tasks), empty, seconds,
                       [p for p in checked.problems if p.severity != "error"])  # fmt: skip
+
+
+def _copy_samples(folder: Path, out: Path) -> None:
+    """Copy ``folder/<domain>.jsonl`` into the bundle's ``curriculum/`` folder."""
+    from pipeline.tracks.gindex.settings import CURRICULUM_SAMPLES
+
+    files = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
+    if not files:
+        raise UsageError(f"--curriculum-samples {folder}: no <domain>.jsonl files",
+                         hint="one file per curriculum domain, one JSON sample per line")
+    dest = out / CURRICULUM_SAMPLES
+    dest.mkdir(parents=True, exist_ok=True)
+    for f in files:
+        (dest / f.name).write_bytes(f.read_bytes())

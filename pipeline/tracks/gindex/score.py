@@ -30,6 +30,7 @@ from pipeline.tracks.gindex.settings import (
 from pipeline.tracks.gindex.validate import (
     CURRICULUM_COLUMNS,
     DIVERGENCE_COLUMNS,
+    curriculum_evidence,
     domain_order,
     read_compute,
     read_flow,
@@ -138,8 +139,8 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     points: list[dict[str, Any]] = []
     contrib: list[dict[str, Any]] = []
     for b in ordered:
-        curriculum = [(r["domain"], r["num_samples"])
-                      for r in check_csv(b.files, CURRICULUM, CURRICULUM_COLUMNS)[0]]
+        cur_rows = check_csv(b.files, CURRICULUM, CURRICULUM_COLUMNS)[0]
+        curriculum = [(r["domain"], r["num_samples"]) for r in cur_rows]
         total, per, _ = read_compute(b.files, unit)
         if not curriculum or total <= 0:
             result.notes.append(f"{b.id}: skipped (no usable curriculum or compute log)")
@@ -201,7 +202,17 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         if inexact:
             details["why"] = ("a clique search hit its budget, or a program pair was too large "
                               "for exact Δ: Δ is an upper bound")
-        v = verified[b.id]
+        # verified needs both halves of the observation: the programs (θ) and the
+        # curriculum's samples (|C_i| of W_i), counted and hashed — a self-declared size
+        # moves the g-index (issue 20, item 4d)
+        evidence = curriculum_evidence(b.files, cur_rows)
+        details["curriculum"] = {"verified": evidence.verified, "sha256": evidence.sha256}
+        v = verified[b.id] and evidence.verified
+        details["verified"] = v
+        if verified[b.id] and not v:
+            result.notes.append(
+                f"{b.system} ({b.id}): reported — θ is recomputed from its programs, but the "
+                "curriculum size is self-declared (no curriculum/<domain>.jsonl samples)")
         sysname = b.system
         result.rows += [
             ScoreRow(b.id, sysname, "g_index", g.g_index, ci.low, ci.high, v, details),

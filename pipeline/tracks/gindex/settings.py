@@ -20,6 +20,8 @@ CURRICULUM = "curriculum.csv"
 COMPUTE = "compute.csv"
 DIVERGENCES = "divergences.csv"
 PROGRAMS = "programs/"
+CURRICULUM_SAMPLES = "curriculum/"
+"""Folder of the curriculum's training samples: ``curriculum/<domain>.jsonl``."""
 
 BOARD_CONVENTION = "paper"
 """The Δ convention of every board θ and of the copy checks (issue 20, item 4b).

@@ -9,8 +9,10 @@ The column rules of the files a bundle brings (names and settings in
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
@@ -18,6 +20,7 @@ from pipeline.tracks.filecheck import Column, check_csv, iter_json_problems
 from pipeline.tracks.gindex.settings import (
     COMPUTE,
     CURRICULUM,
+    CURRICULUM_SAMPLES,
     DIVERGENCES,
     MAX_COMPUTE,
     PROGRAMS,
@@ -183,6 +186,90 @@ def read_compute(
     return total, per, problems
 
 
+class CurriculumEvidence(NamedTuple):
+    """What the bundle proves of its curriculum (issue 20, item 4d).
+
+    Attributes
+    ----------
+    verified : bool
+        Every domain of ``curriculum.csv`` has its samples in the bundle, as many as declared.
+    sha256 : dict
+        Domain → SHA-256 of its ``curriculum/<domain>.jsonl``.
+    problems : list of Problem
+        Sample files that contradict ``curriculum.csv`` (wrong count, unknown domain, lines
+        that are not JSON objects).
+    """
+
+    verified: bool
+    sha256: dict[str, str]
+    problems: list[Problem]
+
+
+def curriculum_evidence(fs: FileSet, rows: list[dict[str, Any]]) -> CurriculumEvidence:
+    r"""Count and hash the curriculum's samples against the sizes ``curriculum.csv`` declares.
+
+    The curriculum size :math:`|C_i|` sets the weight :math:`W_i = 1/(1 + \log_2 |C_i|)` of
+    paper eq. 8: a self-declared size moves the g-index (one sample per domain instead of
+    10 240 multiplies every term by 14). The paper defines :math:`|C_i|` as the number of
+    training samples the system saw, an observation, so the bundle brings them:
+    ``curriculum/<domain>.jsonl``, one JSON object per non-blank line (e.g. ``{"prompt",
+    "program"}``). Only then is the size counted (verified); without the folder the entry is
+    reported; a folder that disagrees with ``curriculum.csv`` is a validation error.
+    """
+    files = sorted(p for p in fs.files if p.startswith(CURRICULUM_SAMPLES))
+    if not files:
+        return CurriculumEvidence(False, {}, [])
+    declared = {str(r["domain"]): int(r["num_samples"]) for r in rows}
+    problems: list[Problem] = []
+    digests: dict[str, str] = {}
+    for p in files:
+        name = p[len(CURRICULUM_SAMPLES):]
+        if "/" in name or not name.endswith(".jsonl") or name[:-6] not in declared:
+            problems.append(Problem(fs.where(p), "-", "is not curriculum/<domain>.jsonl of a "
+                                    "domain listed in curriculum.csv",
+                                    "name each sample file after a curriculum.csv domain"))
+    for domain, n in sorted(declared.items()):
+        p = f"{CURRICULUM_SAMPLES}{domain}.jsonl"
+        if not fs.has(p):
+            problems.append(Problem(
+                fs.where(p), "-", f"is missing: curriculum.csv declares {n} samples of "
+                f"{domain!r} and the bundle brings the samples of other domains",
+                "add every domain's training samples, one JSON object per line"))
+            continue
+        data = fs.files[p]
+        digests[domain] = hashlib.sha256(data).hexdigest()
+        count, bad = _count_samples(data)
+        if bad:
+            problems.append(Problem(fs.where(p), bad, "is not a JSON object",
+                                    "write one training sample per line as a JSON object"))
+        elif count != n:
+            problems.append(Problem(
+                fs.where(CURRICULUM), f"{domain}: num_samples",
+                f"declares {n} samples; {p} holds {count}",
+                "declare the number of samples the bundle brings (the benchmark counts them)"))
+    return CurriculumEvidence(not problems and len(digests) == len(declared), digests, problems)
+
+
+def _count_samples(data: bytes) -> tuple[int, str]:
+    """Non-blank lines of a JSON Lines file, and the first line that is not an object."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return 0, "line 1"
+    count = 0
+    for k, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except (ValueError, RecursionError):
+            obj = None
+        if not isinstance(obj, dict):
+            return count, f"line {k}"
+        count += 1
+    return count, ""
+
+
 def _experience_problems(fs: FileSet, s: BenchmarkSettings, total: float,
                          per_domain: dict[str, float]) -> list[Problem]:
     r"""The g-index's domain: :math:`\rho + E > 0` with :math:`E = \log_2` compute.
@@ -271,6 +358,8 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
                                     f"unknown domain {r['domain']!r}",
                                     "use one of the benchmark's domains: "
                                     + ", ".join(sorted(domains))))
+    if not probs:
+        problems += curriculum_evidence(fs, rows).problems
     total, per_domain, probs = read_compute(fs, s.tflops_seconds_per_unit)
     problems += probs
     problems += _experience_problems(fs, s, total, per_domain)
