@@ -234,6 +234,42 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
     return out
 
 
+def read_file_bounded(path: Path, label: str | None = None) -> bytes:
+    """One benchmark or bundle file read outside :func:`read_folder`, with its limits.
+
+    A regular file (no link, no device), at most :data:`MAX_FILE_BYTES`, checked before it
+    is read; not a Git LFS pointer.
+
+    Raises
+    ------
+    GmeterError
+        Naming the file and what is wrong.
+    """
+    from pipeline.errors import GmeterError
+
+    where = label or display(path)
+    try:
+        st = path.lstat()
+        if not stat.S_ISREG(st.st_mode):
+            raise GmeterError(f"{where}: file type: is not a regular file (links are refused)",
+                              hint="commit the file itself")
+        if st.st_size > MAX_FILE_BYTES:
+            raise GmeterError(f"{where}: size: is {st.st_size:,} bytes, over the "
+                              f"{MAX_FILE_BYTES // 2**20} MiB limit per file",
+                              hint="split or compress the data")
+        with path.open("rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        raise GmeterError(f"{where}: file is missing", hint="check the path") from None
+    except OSError as exc:
+        raise GmeterError(f"{where}: cannot be read ({exc.strerror or exc})",
+                          hint="check the path and its permissions") from None
+    if data.startswith(LFS_POINTER):
+        raise GmeterError(f"{where}: file type: is a Git LFS pointer, not the data",
+                          hint="commit the file itself (no LFS)")
+    return data
+
+
 def git_commit(path: Path) -> str | None:
     """The last commit touching ``path``, or ``None`` outside git (never raises)."""
     try:

@@ -28,8 +28,10 @@ import unicodedata
 import zlib
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+from pipeline.errors import GmeterError as _GmeterError
 from pipeline.errors import Problem
 
 MAX_NESTING = 32
@@ -263,8 +265,9 @@ def value_problems(file: str, value: Any, *, prefix: str = "",
             elif not why and isinstance(leaf, bool):
                 pass
             elif not why and isinstance(leaf, int) and abs(leaf) > max_int:
-                limit = "2^53" if max_int == MAX_INT else f"{max_int:.3e}"
-                why = f"is {leaf:.3e}, beyond the largest accepted integer {limit}"
+                limit = {MAX_INT: "2^53", MAX_CELL_INT: "2^64 - 1"}.get(max_int, f"{max_int:.3e}")
+                shown = str(leaf) if leaf.bit_length() <= 96 else f"{leaf:.3e}"
+                why = f"is {shown}, beyond the largest accepted integer {limit}"
             elif not why and isinstance(leaf, float) and not math.isfinite(leaf):
                 why = "is NaN or infinite"
             if why:
@@ -314,6 +317,48 @@ def parse_toml(file: str, data: bytes, *, max_int: int = MAX_INT,
     if bad:
         return None, bad
     return parsed, []
+
+
+def read_toml_file(path: Path, *, label: str | None = None, max_bytes: int | None = None,
+                   error: type[_GmeterError] | None = None) -> dict[str, Any]:
+    """Read a TOML file from disk through :func:`parse_toml`; raise on any problem.
+
+    For the command-line readers of a benchmark or bundle manifest outside ``validate``
+    (``gmeter aiq run``, the lab's similarity and g-index commands): the file must be a
+    regular file (no link), its size is checked before a byte is read, and every limit of
+    :func:`parse_toml` applies. ``label`` is the name shown in messages (default: ``path``);
+    ``error`` the exception class raised (default :class:`~pipeline.errors.GmeterError`).
+
+    Raises
+    ------
+    GmeterError
+        One message naming the file and the field (``size``, ``encoding``, a line, a key)
+        and what to do.
+    """
+    fail = error or _GmeterError
+    file = label or str(path)
+    limit = MAX_MANIFEST_BYTES if max_bytes is None else max_bytes
+    if not path.exists() and not path.is_symlink():
+        raise fail(f"{file}: file is missing", hint="check the path")
+    if path.is_symlink() or not path.is_file():
+        raise fail(f"{file}: file type: is not a regular file",
+                   hint="give the TOML file itself (links are refused)")
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise fail(f"{file}: size: is {size:,} bytes, over the {limit // 1024} KiB limit "
+                       "of a manifest", hint="keep long texts in a separate file")
+        with path.open("rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise fail(f"{file}: cannot be read ({exc.strerror or exc})",
+                   hint="check the path and its permissions") from None
+    parsed, problems = parse_toml(file, data, max_bytes=limit)
+    if parsed is None:
+        first = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise fail(f"{first.file}: {first.field}: {first.message}{more}", hint=first.fix)
+    return parsed
 
 
 # --------------------------------------------------------------------------- JSON

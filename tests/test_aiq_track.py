@@ -281,7 +281,7 @@ def test_compare_and_sample_commands(bench: Path, tmp_path: Path) -> None:
     ("edit", "field", "message"),
     [
         (("samples = 200", "samples = 18446744073709551616"), "samples",
-         "is 18446744073709551616, outside 2..10000000"),
+         "is 18446744073709551616, beyond the largest accepted integer 2^64 - 1"),
         (("episode_length = 100", "episode_length = -5"), "episode_length", "outside 1..10000000"),
         (("discount = 1.0", "discount = nan"), "discount", "finite"),
         (("seed = 3", "seed = 3.5"), "seed", "whole number"),

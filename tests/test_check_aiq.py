@@ -90,7 +90,7 @@ def test_derived_base_state_equals_a_full_rescoring(repo: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """Non-populational: the base state is derived from the new one (unchanged bundles keep
     their rows) instead of scored again; it must equal scoring the base state in full."""
-    import pipeline.check.run as check_module
+    from pipeline.tracks.base import TrackSpec
 
     shutil.copytree(DATA / "freq-agent", repo / BENCH / "freq-agent")
     manifest = repo / BENCH / "random-agent" / "submission.toml"
@@ -98,7 +98,7 @@ def test_derived_base_state_equals_a_full_rescoring(repo: Path,
         "AIQ of random", "The AIQ of random"), encoding="utf-8")  # a changed base bundle too
     commit(repo, "freq, and a better description", email="random@example.org")
     derived = run().benchmarks[0]
-    monkeypatch.setattr(check_module, "_populational", lambda spec, settings: True)
+    monkeypatch.setattr(TrackSpec, "populational_for", lambda self, settings: True)
     full = run().benchmarks[0]
     assert not derived.populational and full.populational
     assert derived.new_entries == full.new_entries and derived.others == full.others

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from check_fixtures import (
+    GENERALITY_BENCH,
     ITEMS,
     NEW,
     REF,
@@ -320,3 +321,48 @@ def test_edited_copy_of_another_bundle(repo: Path) -> None:
     found = checks(run())
     assert found["duplicate-agent"] == ["error"]  # 11 of 12 items equal
     assert found["copied-column"] == ["error"]  # the value column, 11 of 12 positions
+
+
+@pytest.mark.parametrize("transform", ["aref", "dref"])
+def test_populational_is_the_benchmarks_own_setting(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    transform: str) -> None:
+    """Whether a new bundle moves the others is decided per benchmark by its track (DRef:
+    fixed reference distributions, nobody else moves; ARef: everyone's difficulty moves), and
+    the check reports and uses exactly the track's answer."""
+    from pipeline.tracks import get_track
+
+    root = tmp_path / "repo"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    settings = {"transform": transform}
+    toml = GENERALITY_BENCH.replace('transform = "aref"', f'transform = "{transform}"')
+    files = {f"{BENCH}/benchmark.toml": toml}
+    scale = 1.0
+    if transform == "dref":  # a Beta reference per item: responses in [0, 1]
+        scale = 0.01
+        files[f"{BENCH}/benchmark.toml"] = toml.replace('reference_agent = "ref"\n', "")
+        files[f"{BENCH}/reference/items.csv"] = "item,ref_mean,ref_variance\n" + "".join(
+            f"{i},{0.1 * (k + 1):.1f},0.01\n" for k, i in enumerate(ITEMS))
+
+    def scaled(rows: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+        return {a: {i: v * scale for i, v in r.items()} for a, r in rows.items()}
+
+    write(root, files)
+    write(root, bundle("toy-aref", "ref-agent", scaled(REF), system="Reference"))
+    write(root, bundle("toy-aref", "sys-a", scaled(SYS_A), system="System A"))
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "benchmark")
+    git(root, "checkout", "-q", "-b", "pr")
+    monkeypatch.chdir(root)
+    write(root, bundle("toy-aref", "new-sys", scaled(NEW), system="New",
+                       contact="n <n@example.org>"))
+    commit(root, "add new-sys")
+    (b,) = run().benchmarks
+    expected = get_track("generality").populational_for(settings)
+    assert b.status != "invalid", b.problems
+    assert b.populational is expected
+    assert ("populational" in to_text(run())) is expected
+    # Nobody else's capability moves on a non-populational benchmark.
+    moved = {c.agent for c in b.others if any(m == "capability" for m, _, _ in c.metric_changes)}
+    assert bool(moved) is expected

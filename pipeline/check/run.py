@@ -60,6 +60,9 @@ def _score_state(store: Any, bench: LoadedBenchmark | None, bench_id: str, *, se
 
     if bench is None:
         return _State(None, [], [])
+    if any(p.severity == "error" for p in bench.problems):
+        # ingest refuses a benchmark whose own files do not validate: nothing to score.
+        return _State(bench, [], ["the benchmark's own files do not validate"])
     problems = list(bench.problems) + [p for b in bench.bundles for p in b.problems]
     ingest(store, [bench.path], report=ValidationReport([bench], problems))
     res = score_all(store, releases=[CURRENT], benchmarks=[bench_id], seed=seed,
@@ -230,7 +233,8 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
     bc.problems = sorted(set(after.problems) | {
         p for b in after.bundles for p in b.problems
         if b.id in targets or (bench_changed and p.severity == "error")})
-    if after.input is None or after.track is None:
+    if (after.input is None or after.track is None
+            or any(p.severity == "error" for p in after.problems)):
         bc.status = "invalid"
         bc.unscored = sorted(targets)
         return bc
@@ -238,7 +242,7 @@ def _check_benchmark(view: Any, bench_id: str, store: Any, tmp: Path, *,
     inp = after.input
     bc.title = str(inp.manifest.get("title", bench_id))
     bc.version = inp.version
-    bc.populational = _populational(spec, inp.settings)
+    bc.populational = spec.populational_for(inp.settings)
     bc.primary_metric = spec.primary_metric
     direction = metric_info(spec.primary_metric, spec.name).direction
     bc.direction = "lower" if direction == "lower" else "higher"
@@ -330,17 +334,6 @@ def _known(bench_id: str, before: LoadedBenchmark | None, history: dict[str, lis
         if b.input is not None and b.id not in moved:
             out.setdefault(b.input.content_hash, []).append(f"{bench_id}/{b.id}")
     return out
-
-
-def _populational(spec: Any, settings: Any) -> bool:
-    """Whether one bundle changes everyone's scores (a track may decide per benchmark)."""
-    import importlib
-
-    mod = importlib.import_module(f"pipeline.tracks.{spec.name}")
-    fn = getattr(mod, "is_populational", None)
-    if callable(fn):
-        return bool(fn(settings))
-    return bool(spec.populational)
 
 
 __all__ = ["BenchmarkCheck", "CheckReport", "Entry", "NewEntry", "OtherChange", "Ownership",

@@ -139,7 +139,11 @@ class TrackSpec:
     score : Callable
         ``(BenchmarkInput, Sequence[BundleInput], ScoreContext) -> TrackResult``.
     populational : bool
-        True when one bundle changes everyone's scores (difficulty from the population).
+        True when one bundle *may* change everyone's scores (difficulty from the population).
+    is_populational : Callable or None
+        ``(settings) -> bool``: whether a benchmark with these ``[<track>]`` settings is
+        populational (a track like generality decides per benchmark); ``None`` means
+        :attr:`populational`. Ask :meth:`populational_for`, never this field.
     bundle_template : Callable or None
         ``() -> dict[path, text]``: the track files (and a commented ``[<track>]`` section
         under the key ``"submission.toml"``) that ``gmeter new`` writes into a new bundle.
@@ -172,3 +176,10 @@ class TrackSpec:
     metrics: tuple[MetricInfo, ...] = ()
     presentation: Presentation = field(default_factory=Presentation)
     order: int = 100
+    is_populational: Callable[[Mapping[str, Any]], bool] | None = None
+
+    def populational_for(self, settings: Mapping[str, Any]) -> bool:
+        """Whether one new bundle changes other entries' scores on this benchmark."""
+        if self.is_populational is not None:
+            return bool(self.is_populational(settings))
+        return bool(self.populational)

@@ -8,7 +8,6 @@ the estimator and the program sample; :func:`load_benchmark` reads all of it for
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -55,10 +54,10 @@ def load_benchmark(path: Path) -> LoadedAIQBenchmark:
     """Read ``benchmark.toml`` and the program sample of an AIQ benchmark folder."""
     import hashlib
 
-    try:
-        manifest = tomllib.loads((path / "benchmark.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise GmeterError(f"{path}/benchmark.toml cannot be read ({exc})") from exc
+    from pipeline.bundles import display, read_file_bounded
+    from pipeline.limits import read_toml_file
+
+    manifest = read_toml_file(path / "benchmark.toml", label=display(path / "benchmark.toml"))
     if manifest.get("track") != "aiq":
         raise UsageError(f"{path} is not an AIQ benchmark (track = {manifest.get('track')!r})")
     try:
@@ -70,8 +69,8 @@ def load_benchmark(path: Path) -> LoadedAIQBenchmark:
         "max_steps")})  # fmt: skip
     file = path / settings["programs"]
     try:
-        text = maybe_gunzip(file.name, file.read_bytes())
-    except (OSError, ValueError) as exc:
+        text = maybe_gunzip(file.name, read_file_bounded(file))
+    except ValueError as exc:
         raise GmeterError(f"{file}: cannot read the program sample ({exc})") from exc
     parsed = parse_programs(text)
     if parsed.errors:

@@ -149,14 +149,15 @@ def verify_dir(path: Path) -> VerifyResult:
 
 def _load_benchmark(folder: Path) -> BenchmarkInput | None:
     """Return the parent benchmark for the programs check (None unless an AIQ benchmark)."""
-    import tomllib
-
-    from pipeline.bundles import display
+    from pipeline.bundles import display, read_file_bounded
+    from pipeline.errors import GmeterError
+    from pipeline.limits import read_toml_file
 
     try:
-        manifest = tomllib.loads((folder / "benchmark.toml").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
+        manifest = read_toml_file(folder / "benchmark.toml",
+                                  label=display(folder / "benchmark.toml"))
+    except GmeterError:
+        return None  # validate reports the benchmark's own problems
     if manifest.get("track") != "aiq":
         return None
     settings = dict(manifest.get("aiq", {}))
@@ -164,7 +165,10 @@ def _load_benchmark(folder: Path) -> BenchmarkInput | None:
     files: dict[str, bytes] = {}
     p = folder / rel
     if p.is_file() and not p.is_symlink():
-        files[rel] = p.read_bytes()
+        try:
+            files[rel] = read_file_bounded(p)
+        except GmeterError:
+            pass  # the programs check then says the sample is missing
     return BenchmarkInput(str(manifest.get("id", folder.name)), "aiq",
                           str(manifest.get("version", "")), manifest, settings,
                           FileSet(display(folder), files))  # fmt: skip

@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from pipeline.bundles import MAX_FILE_BYTES
 from pipeline.errors import GmeterError, UsageError
 from pipeline.lab.gindex.published import (
     MAYA_DOMAIN_ORDER,
@@ -27,13 +26,14 @@ from pipeline.limits import loads_bounded
 
 def read_json(path: Path) -> Any:
     """The JSON value of ``path`` (bounded in size and depth)."""
+    from pipeline.bundles import read_file_bounded
+
+    data = read_file_bounded(path, str(path))  # a regular file within the per-file limit
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise GmeterError(f"{path} is over {MAX_FILE_BYTES // 2**20} MiB",
-                              hint="a flow program is far smaller")
-        return loads_bounded(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise GmeterError(f"cannot read {path}: {exc}") from exc
+        return loads_bounded(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise GmeterError(f"{path}: encoding: is not UTF-8 text (byte {exc.start})",
+                          hint="save the file as UTF-8") from None
     except ValueError as exc:
         raise GmeterError(f"{path} is not JSON: {exc}", hint="fix the JSON syntax") from exc
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -151,10 +150,9 @@ def check_benchmark_file(
 
     A benchmark without ``merges`` accepts both methods (the track's default).
     """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read ({exc})") from None
+    from pipeline.limits import read_toml_file
+
+    data = read_toml_file(path, error=UsageError)
     if data.get("track") != "similarity":
         raise UsageError(
             f"{path} is not a similarity benchmark",

@@ -349,12 +349,9 @@ def settings_from_manifest(path: Path) -> ExperimentSettings:
 
 def _experiment_table(path: Path) -> dict[str, Any]:
     """The ``[similarity.experiment]`` table of a manifest; a usage error if it has none."""
-    import tomllib
+    from pipeline.limits import read_toml_file
 
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise UsageError(f"{path}: cannot read settings ({exc})") from None
+    data = read_toml_file(path, error=UsageError)
     sim = data.get("similarity", {})
     exp = sim.get("experiment") if isinstance(sim, dict) else None
     if not isinstance(exp, dict):

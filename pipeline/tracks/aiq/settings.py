@@ -11,7 +11,6 @@ benchmark's section typed (:func:`settings_of`).
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
@@ -19,6 +18,7 @@ from pydantic import Field
 
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, FileSet
+from pipeline.limits import MAX_CELL_INT, parse_toml
 from pipeline.tracks.aiq.limits import (
     MAX_EPISODE_LENGTH,
     MAX_INPUT_TAPE,
@@ -246,10 +246,13 @@ def read_log(fs: FileSet) -> tuple[dict[str, Any], list[Problem]]:
     where = fs.where(LOG)
     if not fs.has(LOG):
         return {}, [Problem(where, "-", "file is missing", "write it with `gmeter aiq run`")]
-    try:
-        return tomllib.loads(fs.text(LOG)), []
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        return {}, [Problem(where, "-", f"is not valid TOML ({exc})", "regenerate the bundle")]
+    # The bounded reader of every manifest: size, nesting, integers, control characters.
+    parsed, problems = parse_toml(where, fs.files[LOG], max_int=MAX_CELL_INT)
+    if parsed is None:
+        return {}, [Problem(p.file, p.field, p.message,
+                            f"{p.fix}; regenerate the bundle with `gmeter aiq run`".lstrip("; "))
+                    for p in problems]
+    return parsed, []
 
 
 def log_settings(log: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,11 @@ from pipeline.metrics.generality.info import METRICS
 from pipeline.tracks.base import TrackSpec
 from pipeline.tracks.generality.charts import PRESENTATION
 from pipeline.tracks.generality.score import score
-from pipeline.tracks.generality.settings import BenchmarkSettings, SubmissionSettings
+from pipeline.tracks.generality.settings import (
+    BenchmarkSettings,
+    SubmissionSettings,
+    is_populational,
+)
 from pipeline.tracks.generality.validate import validate_benchmark, validate_bundle
 
 
@@ -72,4 +76,5 @@ TRACK = TrackSpec(
     metrics=METRICS,
     presentation=PRESENTATION,
     order=2,
+    is_populational=is_populational,
 )
