@@ -78,3 +78,18 @@ def test_collections_are_capped_and_paged(
         assert listed < total
         for spec in page.parent.glob("history-*.vl.json"):
             assert len(_series(spec)) <= systems.HISTORY_SERIES
+
+
+def test_a_board_tells_apart_entries_sharing_a_name(twins_site: Path) -> None:
+    html = (twins_site / "benchmarks/gindex-demo/index.html").read_text(encoding="utf-8")
+    table = html.split('id="lb"')[1].split("</table>")[0]
+    variants = [
+        row.split('<small class="variant">')[1].split("<")[0]
+        for row in table.split("<tr")
+        if ">Atlas</a>" in row
+    ]
+    assert len(variants) == len(TWINS) and len(set(variants)) == len(TWINS)
+    # the score chart names them apart too
+    spec = json.loads((twins_site / "benchmarks/gindex-demo/scores.vl.json").read_text())
+    atlas = [r["entry"] for r in spec["datasets"]["values"] if r["entry"].startswith("Atlas")]
+    assert len(atlas) == len(set(atlas)) == len(TWINS)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.ranking import fmt_num
-from pipeline.site.board_charts import entry_label, score_charts
+from pipeline.site.board_charts import entry_label, entry_variants, score_charts
 from pipeline.site.chartdata import humanise
 from pipeline.site.model import (
     Site,
@@ -203,6 +203,9 @@ def benchmark_page(
     ranked = metric_info(t.primary).direction != "none"
     present = {m for e in st.entries for m in e.metrics}
     secondary = [m for m in t.secondary if m in present]
+    constant = constant_columns(st.entries, secondary)
+    secondary = [m for m in secondary if m not in dict(constant)]
+    variants = entry_variants(site, bm.id, st.entries)
     rows = []
     shown = st.entries if full else st.entries[:PAGE_ROWS]
     for e in shown:
@@ -229,6 +232,7 @@ def benchmark_page(
                 e.primary.verified,
                 href(path, prefix + agent_path) if agent_path else "",
                 e.apart,
+                variants.get((e.bundle, e.agent), ""),
             )
         )
     groups: tuple[RowGroup, ...] = ()
@@ -329,9 +333,26 @@ def benchmark_page(
             else None
         ),
         marks=tuple(sorted({c.mark for r in rows for c in (r.score, *r.secondary) if c.mark})),
+        constant=tuple((metric_info(m).label, v) for m, v in constant),
         rest=() if full else _rest_of(site, vd, bm, st.entries[PAGE_ROWS:], path, prefix),
     )
     return Page(path, "benchmark.html", ctx)
+
+
+def constant_columns(entries: Sequence[Any], metrics: Sequence[str]) -> list[tuple[str, str]]:
+    """The metrics every entry (two or more) shows with the same value: ``(metric, value)``.
+
+    A column that reads the same in every row tells nothing about the entries (maya's mean Ω
+    is 0 throughout): the board leaves it out and says its value once.
+    """
+    if len(entries) < 2:
+        return []
+    out = []
+    for m in metrics:
+        shown = {score_cell(e.metrics.get(m)).text for e in entries}
+        if len(shown) == 1 and all(m in e.metrics for e in entries):
+            out.append((m, shown.pop()))
+    return out
 
 
 def _release_cite(

@@ -10,6 +10,7 @@ Then every ``charts`` row of the version, through
 from __future__ import annotations
 
 import math
+from collections import defaultdict
 from collections.abc import Sequence
 
 from pipeline.ranking import fmt_interval, fmt_num
@@ -30,15 +31,39 @@ def entry_label(site: Site, bm_id: str, e: Entry) -> str:
     return name if e.agent in (name, "") else f"{name} · {e.agent}"
 
 
+def entry_variants(
+    site: Site, bm_id: str, entries: Sequence[Entry]
+) -> dict[tuple[str, str], str]:
+    """Tell apart the entries that would read the same on a board.
+
+    ``(bundle, agent)`` → the bundle's declared system version (e.g. "1280 training
+    samples"), or its bundle id. Only entries sharing a system name and agent get one.
+    """
+    seen: dict[tuple[str, str], list[Entry]] = defaultdict(list)
+    for e in entries:
+        seen[(site.system_name(bm_id, e.bundle, e.content_hash), e.agent)].append(e)
+    out = {}
+    for same in seen.values():
+        if len(same) < 2:
+            continue
+        for e in same:
+            b = site.bundle(bm_id, e.bundle, e.content_hash)
+            out[(e.bundle, e.agent)] = (b.system_version if b else "") or f"bundle {e.bundle}"
+    return out
+
+
 def score_charts(site: Site, vd: VersionData, bm: BenchmarkRow, t: TrackInfo) -> list[ch.ChartSpec]:
     """Charts from the scores (interval, state of the art, the track's bubbles) + the track's."""
     st = vd.standings[bm.id]
     m = metric_info(t.primary)
     out: list[ch.ChartSpec] = []
     recs = []
+    variants = entry_variants(site, bm.id, st.entries)
     for e in st.entries[:SCORE_CHART_LIMIT]:
         system = site.system_name(bm.id, e.bundle, e.content_hash)
         agent = e.agent if e.agent not in ("", system) else system
+        if (e.bundle, e.agent) in variants:
+            agent = f"{agent} ({variants[(e.bundle, e.agent)]})"
         v, lo, hi = e.primary.value, e.primary.ci_low, e.primary.ci_high
         if v is None or not math.isfinite(v):
             continue

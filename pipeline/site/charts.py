@@ -13,6 +13,9 @@ is decided in :mod:`pipeline.site.track_charts` (with the track's own drawers).
 from __future__ import annotations
 
 import copy
+import csv
+import datetime as dt
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,6 +62,7 @@ THEME: dict[str, Any] = {
     },
 }
 TABLE_LIMIT = 25
+"""Rows of a chart's data table shown on the page; every row is in the chart's CSV file."""
 LABEL_CHARS = 26
 """Longest axis or point label drawn (longer ones end in "…"); the full text is in the
 tooltip and the data table. Labels are cut here, not by Vega's ``labelLimit``, which measures
@@ -82,6 +86,10 @@ class ChartSpec:
     table_head: tuple[str, ...] = ()
     table_rows: tuple[tuple[str, ...], ...] = ()
     wide: bool = False
+    table_total: int = 0
+    """Rows of the whole data table (``table_rows`` holds the first :data:`TABLE_LIMIT`)."""
+    csv: str = ""
+    """Every row of the data table as CSV (written next to the spec, linked from the figure)."""
 
 
 def axis_title(label: str, unit: str) -> str:
@@ -98,6 +106,8 @@ def _finish(template: dict[str, Any], title: str, alt_text: str, **data: Records
     spec["datasets"] = {k: clean(v) for k, v in sorted(data.items())}
     spec["config"] = THEME
     spec["autosize"] = {"type": "fit-x", "contains": "padding"}
+    if (template.get("usermeta") or {}).get("aspect") == "equal":
+        spec["autosize"] = {"type": "pad"}  # a fixed square: fitting the width would stretch it
     return spec
 
 
@@ -107,12 +117,30 @@ def _to_dict(chart: Any) -> dict[str, Any]:
     return spec
 
 
+def _csv(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """The data table as CSV (raw values: numbers unrounded, absent cells empty)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(head)
+    for r in rows:
+        w.writerow(["" if v is None else v for v in r])
+    return buf.getvalue()
+
+
 def _table(
     records: Records, cols: Sequence[tuple[str, str]]
-) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    if not records or len(records) > TABLE_LIMIT:
-        return (), ()
-    return tuple(t for _, t in cols), tuple(tuple(fmt(r.get(f)) for f, _ in cols) for r in records)
+) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...], int, str]:
+    """The data table of a chart: head, the rows shown, the row count, all rows as CSV.
+
+    Every chart has one (a chart is only accessible with its numbers in text); long ones
+    show their first :data:`TABLE_LIMIT` rows and link the rest as CSV.
+    """
+    if not records:
+        return (), (), 0, ""
+    head = tuple(t for _, t in cols)
+    shown = tuple(tuple(fmt(r.get(f)) for f, _ in cols) for r in records[:TABLE_LIMIT])
+    raw = [[r.get(f) for f, _ in cols] for r in records]
+    return head, shown, len(records), _csv(head, raw)
 
 
 def _make(
@@ -126,9 +154,9 @@ def _make(
     wide: bool = False,
     extra: dict[str, Records] | None = None,
 ) -> ChartSpec:
-    head, rows = _table(records, cols)
+    head, rows, total, text = _table(records, cols)
     spec = _finish(template, title, alt_text, values=records, **(extra or {}))
-    return ChartSpec(key, title, alt_text, spec, head, rows, wide)
+    return ChartSpec(key, title, alt_text, spec, head, rows, wide, total, text)
 
 
 # --------------------------------------------------------------------------- interval
@@ -208,6 +236,53 @@ def interval_chart(key: str, records: Records, *, title: str, x: Axis, what: str
 
 NUM_FORMAT = ".4~g"
 DATE_FORMAT = "%Y-%m-%d"
+TICK_FORMAT = "~r"
+"""Value ticks: the significant digits the tick step needs, no trailing zeros (Vega sets the
+precision from the step; a fixed `~g` printed 8e+3)."""
+
+
+def day_step(records: Records) -> int:
+    """Days between date ticks for a time axis over ``records`` (0: Vega's own choice).
+
+    Releases a few days apart made Vega tick in clock hours; dates are days here, so a span
+    of under a month ticks every day or every few days, and longer spans tick by Vega's
+    calendar (weeks, months, years), always printed as dates.
+    """
+    days = []
+    for r in records:
+        try:
+            days.append(dt.date.fromisoformat(str(r.get("x"))[:10]))
+        except ValueError:
+            continue
+    if len(days) < 2:
+        return 1
+    span = (max(days) - min(days)).days
+    return 0 if span > 31 else max(1, math.ceil(span / 6))
+
+
+def _time_x(title: str, step: int, **scale: Any) -> Any:
+    """A date x axis (ticks every ``step`` days, or Vega's calendar ticks for 0)."""
+    ticks: Any = {"interval": "day", "step": step} if step else alt.Undefined
+    return alt.X(
+        "x:T",
+        title=title,
+        axis=alt.Axis(format=DATE_FORMAT, tickCount=ticks, labelAngle=0),
+        scale=alt.Scale(**scale) if scale else alt.Undefined,
+    )
+
+
+def flat_domain(records: Records, field: str = "y") -> tuple[float, float] | None:
+    """A y domain around a single value (all points equal), else ``None`` (Vega's own).
+
+    A flat line drew one tick on a zero-height scale; around ±10 % of the value (±1 at 0)
+    the axis reads as a scale.
+    """
+    ys = {float(r[field]) for r in records if isinstance(r.get(field), int | float)}
+    if len(ys) != 1:
+        return None
+    v = ys.pop()
+    half = abs(v) * 0.1 or 1.0
+    return (v - half, v + half)
 
 
 def _x_tip(title: str, temporal: bool) -> Any:
@@ -228,6 +303,8 @@ def _line_template(
     log_x: bool,
     bars: bool,
     draw_labels: bool = False,
+    days: int = 0,
+    y_domain: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     x_scale = (
@@ -235,11 +312,14 @@ def _line_template(
         if log_x
         else alt.Scale(zero=False, nice=False, padding=8)
     )
+    y_scale = alt.Scale(zero=False, domain=list(y_domain)) if y_domain else alt.Scale(zero=False)
     enc: dict[str, Any] = {
-        "x": alt.X("x:T", title=x_title)
+        "x": _time_x(x_title, days, padding=14)
         if temporal
         else alt.X("x:Q", title=x_title, scale=x_scale),
-        "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=False)),
+        "y": alt.Y(
+            "y:Q", title=y_title, scale=y_scale, axis=alt.Axis(format=TICK_FORMAT, tickCount=5)
+        ),
     }
     tips = [_x_tip(x_title, temporal), alt.Tooltip("y:Q", title=y_title, format=NUM_FORMAT)]
     if labelled:
@@ -323,6 +403,8 @@ def line_chart(
         log_x,
         bars,
         labelled and draw_labels and len(records) <= 12,
+        day_step(records) if temporal else 0,
+        None if bars else flat_domain(records),
     )
     return _make(key, title, alt_text, tmpl, records, cols, wide=wide)
 
@@ -340,6 +422,8 @@ def _scatter_template(
     labels: bool,
     temporal: bool,
     shapes: bool = False,
+    days: int = 0,
+    square: tuple[tuple[float, float], tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     tips = [
@@ -349,15 +433,23 @@ def _scatter_template(
     ]
     # reference curves fix the frame (Ψ from the range's start, S from 0); else pad the points
     pad = 0 if curves else 12
-    x_enc = (
-        alt.X("x:T", title=x_title, scale=alt.Scale(padding=12))
-        if temporal
-        else alt.X("x:Q", title=x_title, scale=alt.Scale(zero=False, padding=pad))
-    )
-    enc: dict[str, Any] = {
-        "x": x_enc,
-        "y": alt.Y("y:Q", title=y_title, scale=alt.Scale(zero=bool(curves), padding=pad)),
-    }
+    ticks = alt.Axis(format=TICK_FORMAT)
+    if square is not None:  # equal scales: one unit is as long across as it is up
+        x_enc = alt.X(
+            "x:Q",
+            title=x_title,
+            axis=ticks,
+            scale=alt.Scale(domain=list(square[0]), nice=False, zero=False),
+        )
+        y_scale = alt.Scale(domain=list(square[1]), nice=False, zero=False)
+    else:
+        x_enc = (
+            _time_x(x_title, days, padding=12)
+            if temporal
+            else alt.X("x:Q", title=x_title, axis=ticks, scale=alt.Scale(zero=False, padding=pad))
+        )
+        y_scale = alt.Scale(zero=bool(curves), padding=pad)
+    enc: dict[str, Any] = {"x": x_enc, "y": alt.Y("y:Q", title=y_title, axis=ticks, scale=y_scale)}
     if size_title:
         enc["size"] = alt.Size("size:Q", title=size_title, scale=alt.Scale(range=[30, 900]))
         tips.append(alt.Tooltip("size:Q", title=size_title, format=NUM_FORMAT))
@@ -389,13 +481,119 @@ def _scatter_template(
         else base.mark_circle(opacity=0.8, stroke="#1e293b", strokeWidth=0.5)
     )
     layers.append(mark.encode(**enc, tooltip=tips))
-    if labels:
+    if labels:  # each label on the side where it overlaps nothing (see place_labels)
         layers.append(
-            base.mark_text(align="left", dx=7, fontSize=10, color="#334155").encode(
-                x=enc["x"], y=enc["y"], text="label:N"
+            base.transform_filter("datum.side !== ''")
+            .mark_text(
+                align=alt.ExprRef("datum.side === 'l' ? 'right' : 'left'"),
+                dx=alt.ExprRef("datum.dx"),
+                fontSize=10,
+                color="#334155",
             )
+            .encode(x=enc["x"], y=enc["y"], text="label:N")
         )
+    if square is not None:
+        chart = alt.layer(*layers).properties(width=EQUAL_SIDE, height=EQUAL_SIDE)
+        return {**_to_dict(chart), "usermeta": {"aspect": "equal"}}
     return _to_dict(alt.layer(*layers).properties(width="container", height=320))
+
+
+EQUAL_SIDE = 420
+"""Side of an equal-scale map's square plot on a desktop (narrower on a phone)."""
+LABEL_PX = (500.0, 300.0, 6.2, 13.0)
+"""Plot width and height, a character's width and a label's height, in pixels, as drawn on
+a desktop: enough to tell which point labels would overlap."""
+
+
+def place_labels(records: Records, *, log_x: bool = False) -> tuple[Records, int]:
+    """Put each point's label right or left of it where it overlaps no other label or point.
+
+    Points are taken in order (a board's best first); a label that fits on neither side is
+    not drawn (the tooltip and the data table name every point). Bubbles count at their
+    drawn radius (area 30–900 px² over a size scale from 0). Returns the records with a
+    ``side`` (``r``, ``l`` or ``""``) and ``dx`` (the label's offset in pixels), and how
+    many labels were left out.
+    """
+    pts = [
+        (float(r["x"]), float(r["y"]))
+        if isinstance(r.get("x"), int | float) and isinstance(r.get("y"), int | float)
+        else None
+        for r in records
+    ]
+    xs = [math.log10(p[0]) if log_x and p[0] > 0 else p[0] for p in pts if p]
+    ys = [p[1] for p in pts if p]
+    if not xs:
+        return [{**r, "side": "", "dx": 0} for r in records], 0
+    w, h, cw, lh = LABEL_PX
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    sx = w / (x1 - x0) if _span(x0, x1) else 0.0
+    sy = h / (y1 - y0) if _span(y0, y1) else 0.0
+    sizes = [float(r["size"]) for r in records if isinstance(r.get("size"), int | float)]
+    top = max(sizes, default=0.0)
+
+    def radius(r: dict[str, Any]) -> float:
+        v = r.get("size")
+        area = 30 + 870 * float(v) / top if isinstance(v, int | float) and top > 0 else 30.0
+        return math.sqrt(max(area, 0.0) / math.pi)
+
+    where: list[tuple[float, float, float] | None] = []
+    for r, p in zip(records, pts, strict=True):
+        if p is None:
+            where.append(None)
+            continue
+        px = ((math.log10(p[0]) if log_x and p[0] > 0 else p[0]) - x0) * sx
+        where.append((px, (y1 - p[1]) * sy, radius(r)))
+    dots = [(px - rad, py - rad, px + rad, py + rad) for px, py, rad in filter(None, where)]
+
+    def free(box: tuple[float, float, float, float], others: list[Any]) -> bool:
+        return all(
+            box[2] <= b[0] or box[0] >= b[2] or box[3] <= b[1] or box[1] >= b[3] for b in others
+        )
+
+    boxes: list[tuple[float, float, float, float]] = []
+    out: Records = []
+    dropped = 0
+    for r, at in zip(records, where, strict=True):
+        if at is None:
+            out.append({**r, "side": "", "dx": 0})
+            continue
+        px, py, rad = at
+        width = cw * len(str(r.get("label", "")))
+        gap = rad + 3
+        own = (px - rad, py - rad, px + rad, py + rad)
+        placed = ("", 0.0)
+        for name, left, dx in (("r", px + gap, gap), ("l", px - gap - width, -gap)):
+            box = (left, py - lh / 2, left + width, py + lh / 2)
+            if left < -40 or box[2] > w + 40:
+                continue
+            if free(box, boxes) and free(box, [d for d in dots if d != own]):
+                boxes.append(box)
+                placed = (name, dx)
+                break
+        dropped += placed[0] == ""
+        out.append({**r, "side": placed[0], "dx": round(placed[1], 1)})
+    return out, dropped
+
+
+def _span(lo: float, hi: float) -> bool:
+    """Whether ``lo``…``hi`` is a range to scale to pixels (not one value up to rounding)."""
+    return hi - lo > 1e-9 * max(1.0, abs(lo), abs(hi))
+
+
+def square_domain(records: Records) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """Domains of equal length around the points, for a map whose distances must read true."""
+    xs = [float(r["x"]) for r in records if isinstance(r.get("x"), int | float)]
+    ys = [float(r["y"]) for r in records if isinstance(r.get("y"), int | float)]
+    if not xs or not ys:
+        return None
+    half = max(max(xs) - min(xs), max(ys) - min(ys)) / 2 * 1.12 or 1.0
+    cx, cy = (max(xs) + min(xs)) / 2, (max(ys) + min(ys)) / 2
+    return (_r6(cx - half), _r6(cx + half)), (_r6(cy - half), _r6(cy + half))
+
+
+def _r6(v: float) -> float:
+    """Six significant digits: short, stable numbers in a spec."""
+    return float(f"{v:.6g}")
 
 
 def scatter_chart(
@@ -411,27 +609,33 @@ def scatter_chart(
     labels: bool = False,
     temporal: bool = False,
     shapes: bool = False,
+    equal: bool = False,
 ) -> ChartSpec:
     """Points ``x`` vs ``y``, optionally sized, coloured by ``series``, labelled, with curves.
 
     ``records``: ``label, x, y`` (+ ``size``, ``series``); ``curves``: ``curve, x, y, end``
     (``end`` marks where a curve's name is written). ``shapes`` gives each ``series`` its own
     shape as well as its colour (one legend, readable without colour) and names the series
-    in the tooltip and the data table.
+    in the tooltip and the data table. ``equal`` draws both axes to one scale on a square
+    plot (a map, e.g. MDS, whose distances are the message). Drawn labels never overlap:
+    one that would is left out (see :func:`place_labels`).
     """
     x_title, y_title = axis_title(*x), axis_title(*y)
     s_title = axis_title(*size) if size else ""
     # the tooltip (and the drawn labels) read ``label``: every point has one
-    records = [
-        {**r, "label": short(str(r.get("label") or r.get("series") or ""))} for r in records
-    ]
+    records = [{**r, "label": short(str(r.get("label") or r.get("series") or ""))} for r in records]
     color = any("series" in r for r in records)
     if color:  # a point without a series would be drawn as "undefined" in the legend
         records = [{**r, "series": str(r.get("series") or r["label"])} for r in records]
+    dropped = 0
+    if labels:
+        records, dropped = place_labels(records)
     alt_text = (
         f"Scatter plot of {y[0]} against {x[0]} for {len(records)} entries"
         + (f", bubble size {size[0]}" if size else "")
+        + (", both axes to one scale" if equal else "")
         + (f"; {what}" if what else "")
+        + (f"; {dropped} labels that would overlap are left out" if dropped else "")
         + "."
     )
     cols = [("label", "entry"), ("x", x_title), ("y", y_title)]
@@ -441,7 +645,16 @@ def scatter_chart(
     if size:
         cols.append(("size", s_title))
     tmpl = _scatter_template(
-        x_title, y_title, s_title, color, curves is not None, labels, temporal, shapes
+        x_title,
+        y_title,
+        s_title,
+        color,
+        curves is not None,
+        labels,
+        temporal,
+        shapes,
+        day_step(records) if temporal else 0,
+        square_domain(records) if equal and not temporal else None,
     )
     extra = {"curves": curves} if curves is not None else {}
     return _make(key, title, alt_text, tmpl, records, cols, extra=extra)
@@ -522,14 +735,24 @@ def heatmap_chart(
         alt_text,
         values=records,
     )
-    head: tuple[str, ...] = ()
-    table: tuple[tuple[str, ...], ...] = ()
-    if len(cols_l) <= 12 and len(rows_l) <= TABLE_LIMIT:
-        head = ("", *map(str, cols_l))
-        table = tuple(
-            (str(r), *(fmt(v) for v in line)) for r, line in zip(rows_l, matrix, strict=False)
-        )
-    return ChartSpec(key, title, alt_text, spec, head, table, wide=len(cols_l) > 14)
+    if len(cols_l) <= 12:  # a readable grid: the matrix itself
+        head: tuple[str, ...] = ("", *map(str, cols_l))
+        raw = [[r, *line] for r, line in zip(rows_l, matrix, strict=False)]
+    else:  # too wide to read as a grid: one line per cell
+        head = (axes[0] or "row", axes[1] or "column", v_title)
+        raw = [[r["row"], r["col"], r["value"]] for r in records]
+    table = tuple(tuple(fmt(v) if i else str(v) for i, v in enumerate(r)) for r in raw)
+    return ChartSpec(
+        key,
+        title,
+        alt_text,
+        spec,
+        head,
+        table[:TABLE_LIMIT],
+        wide=len(cols_l) > 14,
+        table_total=len(table),
+        csv=_csv(head, raw),
+    )
 
 
 @lru_cache(maxsize=64)

@@ -115,7 +115,7 @@ class ChartBlock:
     spec_href : str
         The same spec as a file, relative to the page.
     table_head : tuple[str, ...]
-        Column heads of the data table shown under the chart (empty for large data).
+        Column heads of the data table shown under the chart (every chart has one).
     table_rows : tuple[tuple[str, ...], ...]
         Its rows, formatted.
     """
@@ -133,6 +133,10 @@ class ChartBlock:
     size: tuple[int, int] = (0, 0)
     narrow_size: tuple[int, int] = (0, 0)
     eager: bool = False
+    table_total: int = 0
+    """Rows of the whole data table (more than ``table_rows`` when it is long)."""
+    csv_href: str = ""
+    """The whole data table as CSV, relative to the page."""
 
 
 @dataclass(frozen=True)
@@ -180,6 +184,9 @@ class LeaderboardRow:
     agent_href: str = ""
     apart: bool = False
     """A reported entry on a board with verified ones (its own section, never ranked)."""
+    variant: str = ""
+    """What tells this entry from another of the same name on the board (the bundle's
+    declared system version, e.g. its training-set size, or its bundle id)."""
 
 
 @dataclass(frozen=True)
@@ -285,6 +292,9 @@ class BenchmarkPage:
     compare: Link | None = None
     marks: tuple[str, ...] = ()
     """The convention marks shown in the table (e.g. ``step``), explained under it."""
+    constant: tuple[tuple[str, str], ...] = ()
+    """Columns left out of the table because every entry has the same value there, as
+    (metric label, the value): one line under the table says so."""
     rest: tuple[tuple[str, str, str, str], ...] = ()
     """The entries beyond the rows shown, as ``(rank, name, system, href)``: the filter
     searches them too and links to each (a board shows its first rows only)."""

@@ -54,6 +54,13 @@ def sized(spec: dict[str, Any], width: int) -> dict[str, Any]:
         cfg["legend"] = legend
         out["config"] = cfg
     out.pop("autosize", None)
+    if (out.get("usermeta") or {}).get("aspect") == "equal":
+        # a map whose distances must read true: a square plot, its axes outside it
+        side = int(out.get("height") or width)
+        side = min(side, width - 90)
+        out["width"] = out["height"] = side
+        out["autosize"] = {"type": "pad"}
+        return out
     out["autosize"] = {"type": "fit-x", "contains": "padding"}
     return out
 

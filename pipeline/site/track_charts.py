@@ -66,6 +66,7 @@ def draw(key: str, req: ChartRequest) -> ch.ChartSpec:
             labels=req.labels,
             temporal=req.temporal,
             shapes=req.shapes,
+            equal=req.equal,
         )
     if isinstance(req, HeatmapChart):
         return ch.heatmap_chart(

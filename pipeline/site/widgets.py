@@ -85,6 +85,8 @@ def blocks(
         files.append(SpecFile(spath, c.spec))
         files.append(SpecFile(f"{base}{c.key}.svg", None, wide.text))
         files.append(SpecFile(f"{base}{c.key}.narrow.svg", None, narrow.text))
+        if c.csv:
+            files.append(SpecFile(f"{base}{c.key}.data.csv", None, c.csv))
         res.append(
             ChartBlock(
                 c.key,
@@ -100,6 +102,8 @@ def blocks(
                 (wide.width, wide.height),
                 (narrow.width, narrow.height),
                 i < EAGER_CHARTS,
+                c.table_total,
+                href(page_path, f"{base}{c.key}.data.csv") if c.csv else "",
             )
         )
     return tuple(res)

@@ -86,9 +86,10 @@ class ScatterChart:
         where a curve's name is written).
     what : str
         What the chart shows, in words.
-    labels, temporal, shapes : bool
+    labels, temporal, shapes, equal : bool
         Each point's label written beside it; a date x axis; a shape per ``series`` as well
-        as a colour (one legend, readable without colour).
+        as a colour (one legend, readable without colour); both axes to one scale on a
+        square plot (a map whose distances are the message, e.g. MDS).
     suffix : str
         Appended to the chart's key (see :class:`LineChart`).
     """
@@ -104,6 +105,7 @@ class ScatterChart:
     temporal: bool = False
     shapes: bool = False
     suffix: str = ""
+    equal: bool = False
 
 
 @dataclass(frozen=True)

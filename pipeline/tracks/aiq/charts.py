@@ -6,6 +6,7 @@ requests (:mod:`pipeline.tracks.presentation`); the site draws them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,6 +18,20 @@ from pipeline.tracks.presentation import (
     as_records,
     is_number,
 )
+
+_PLAIN = re.compile(r"[\w .()λ-]+")
+_EL = re.compile(r",\s*EL\s*[\d,_ ]+$")
+
+
+def series_name(series: str, agent: str) -> str:
+    """A legend name a reader can read: the series id, unless it is a module path.
+
+    A Gymnasium agent's id is its entry point (``gym:package.module:make_agent``); its
+    display name (without the ", EL 1000" an entry carries per episode length) names it.
+    """
+    if _PLAIN.fullmatch(series) or not agent:
+        return series
+    return _EL.sub("", agent).strip() or series
 
 
 def draw_episode_lengths(data: Any) -> list[ChartRequest]:
@@ -32,7 +47,9 @@ def draw_episode_lengths(data: Any) -> list[ChartRequest]:
             "x": el,
             "y": v,
             "label": str(r.get("agent", "")),
-            "series": str(r.get("series", r.get("agent", ""))),
+            "series": series_name(
+                str(r.get("series", r.get("agent", ""))), str(r.get("agent", ""))
+            ),
         }
         if is_number(r.get("ci_low")) and is_number(r.get("ci_high")):
             p["low"], p["high"] = r["ci_low"], r["ci_high"]

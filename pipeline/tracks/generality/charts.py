@@ -16,6 +16,7 @@ Charts (keys of ``TrackResult.charts``, read by :mod:`pipeline.site.charts`):
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
@@ -177,8 +178,9 @@ def summary_notes(s: BenchmarkSettings, an: Analysis) -> list[str]:
 
 
 # --------------------------------------------------------------------------- presentation
-CURVE_LIMIT = 25
-"""Most characteristic curves drawn in one chart (the first ones; the title says how many)."""
+CURVE_LIMIT = 10
+"""Most characteristic curves drawn in one chart: the most capable agents, one colour each
+(the site's palette has ten); the title says how many, the board's table lists them all."""
 SERIES_LIMIT = 8
 """Most bundles a capability chart tells apart by colour and shape (more: one colour)."""
 POINT_LABELS = 12
@@ -201,7 +203,9 @@ def draw_acc(data: Any) -> list[ChartRequest]:
     if not isinstance(data, Mapping):
         return []
     curves = [c for c in _list(data.get("curves", [])) if isinstance(c, Mapping)]
-    shown = curves[:CURVE_LIMIT]
+    # the most capable first (capability is the area under ψ), not the first by id
+    ranked = sorted(enumerate(curves), key=lambda ic: (-_area(ic[1]), ic[0]))
+    shown = [c for _, c in ranked[:CURVE_LIMIT]]
     recs = []
     for c in shown:
         agent = str(c.get("agent", ""))
@@ -210,7 +214,11 @@ def draw_acc(data: Any) -> list[ChartRequest]:
                 recs.append(_pt(agent, x, y, series=agent))
     if not recs:
         return []
-    note = f" (first {len(shown)} of {len(curves)} agents)" if len(curves) > len(shown) else ""
+    note = (
+        f" (the {len(shown)} most capable of {len(curves)} agents)"
+        if len(curves) > len(shown)
+        else ""
+    )
     return [
         LineChart(
             f"Agent characteristic curves{note}",
@@ -221,6 +229,21 @@ def draw_acc(data: Any) -> list[ChartRequest]:
             points=len(recs) <= 400,
         )
     ]
+
+
+def _area(curve: Mapping[str, Any]) -> float:
+    """The area under a drawn curve ψ(h) (trapezoids): the agent's capability Ψ = ∫ψ(h) dh.
+
+    Capability is Hernández-Orallo et al.'s (2021) first indicator; ranking the drawn curves by
+    it picks the agents a reader of the board looks for first.
+    """
+    pts = [
+        (float(x), float(y))
+        for x, y in zip(_list(curve.get("x")), _list(curve.get("psi")), strict=False)
+        if is_number(x) and is_number(y)
+    ]
+    pts.sort()
+    return sum((x1 - x0) * (y0 + y1) / 2 for (x0, y0), (x1, y1) in itertools.pairwise(pts))
 
 
 def draw_aggregated(data: Any) -> list[ChartRequest]:

@@ -157,6 +157,7 @@ def draw_map(data: Any) -> list[ChartRequest]:
                 x=("MDS dimension 1", "dissimilarity units"),
                 y=("MDS dimension 2", "dissimilarity units"),
                 labels=True,
+                equal=True,  # MDS distances are the message: one unit the same both ways
                 what="tests close together behave alike for the baseline agent",
                 suffix=_key_suffix(i),
             )
