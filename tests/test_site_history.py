@@ -93,3 +93,30 @@ def test_a_board_tells_apart_entries_sharing_a_name(twins_site: Path) -> None:
     spec = json.loads((twins_site / "benchmarks/gindex-demo/scores.vl.json").read_text())
     atlas = [r["entry"] for r in spec["datasets"]["values"] if r["entry"].startswith("Atlas")]
     assert len(atlas) == len(set(atlas)) == len(TWINS)
+
+
+def _rows(html: str) -> int:
+    return sum(t.split("</tbody>")[0].count("<tr>") for t in html.split("<tbody>")[1:])
+
+
+def test_every_board_has_its_changelog_and_says_what_changed_since_the_release(
+    twins_site: Path,
+) -> None:
+    boards = sorted(p.parent for p in twins_site.glob("benchmarks/*/index.html"))
+    assert boards
+    for board in boards:
+        html = (board / "index.html").read_text(encoding="utf-8")
+        note = html.split('class="meta since"')[1].split("</p>")[0]
+        assert 'href="changelog/"' in note
+        log = (board / "changelog/index.html").read_text(encoding="utf-8")
+        sections = log.split("<section")[1:]
+        # one section per version holding the board, newest first, each anchored
+        versions = [v for v in ("current", "2024.2", "2024.1") if f'id="v-{v}"' in log]
+        assert versions and versions[0] == "current" and len(sections) == len(versions)
+        # the board's note counts exactly the changes the changelog lists for "current"
+        counted = sum(int(w) for w in note.split(":")[-1].split() if w.isdigit())
+        assert counted == _rows(sections[0])
+        if counted == 0:
+            assert "No change on this board since release" in note
+        # the oldest section adds every entry the board had then
+        assert "first version" in sections[-1] and _rows(sections[-1]) >= 1

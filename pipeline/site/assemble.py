@@ -192,6 +192,7 @@ def benchmark_page(
     full: bool = False,
 ) -> Page:
     """Build the leaderboard page of one benchmark in one version (``full``: every row)."""
+    from pipeline.site.board_changelog import since_text
     from pipeline.site.markdown import first_sentence, to_html, to_inline_html
 
     seg = safe_segment(bm.id)
@@ -280,6 +281,7 @@ def benchmark_page(
     in_latest = latest is not None and bm.id in latest.standings
     page_nav = nav(path, f"benchmarks/{seg}/" + ("all/" if full else "") if in_latest else None)
     summary = first_sentence(bm.description) or f"{t.title} board of {len(st.entries)} entries."
+    own_changelog = prefix == "" and vd is site.latest and not full
     ctx = BenchmarkPage(
         page_nav,
         bm.title,
@@ -334,6 +336,10 @@ def benchmark_page(
         ),
         marks=tuple(sorted({c.mark for r in rows for c in (r.score, *r.secondary) if c.mark})),
         constant=tuple((metric_info(m).label, v) for m, v in constant),
+        since=since_text(vd, bm.id) if own_changelog else "",
+        changelog=Link(href(path, board + "changelog/"), "this board's changelog")
+        if own_changelog
+        else None,
         rest=() if full else _rest_of(site, vd, bm, st.entries[PAGE_ROWS:], path, prefix),
     )
     return Page(path, "benchmark.html", ctx)
@@ -468,45 +474,60 @@ def _errata(site: Site, release: str) -> tuple[str, ...]:
     return tuple(e.text() for e in site.snapshot.errata if e.release == release)
 
 
+def change_items(
+    site: Site, vd: VersionData, bm: BenchmarkRow, path: str, prefix: str
+) -> dict[str, list[ChangeItem]]:
+    """One board's changes in ``vd`` against the previous version, by kind.
+
+    Linked from the page at ``path``: systems link to this version's pages, removed ones to
+    the previous version's.
+    """
+    groups: dict[str, list[ChangeItem]] = defaultdict(list)
+    st = vd.standings[bm.id]
+    keyed = {(e.bundle, e.agent): e for e in st.entries}
+    prev = (
+        site.versions[[v.version for v in site.versions].index(vd.previous)]
+        if vd.previous
+        else None
+    )
+    variants = entry_variants(site, bm.id, st.entries)
+    for c in vd.changes.get(bm.id, []):
+        e = keyed.get((c.bundle, c.agent))
+        src = e or (
+            prev.standings[bm.id].by_key().get((c.bundle, c.agent))
+            if prev and bm.id in prev.standings
+            else None
+        )
+        name = site.system_name(bm.id, c.bundle, src.content_hash if src else "")
+        slug_map = vd.slugs if e else (prev.slugs if prev else {})
+        target = (
+            f"{prefix}systems/{slug_map[name]}/"
+            if e
+            else f"{prev.prefix}systems/{slug_map[name]}/"
+            if prev and name in slug_map
+            else ""
+        )
+        sys_link = Link(href(path, target), name) if target else Link("", name)
+        groups[c.kind].append(
+            ChangeItem(
+                Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
+                sys_link,
+                ("" if c.agent == name else c.agent) or variants.get((c.bundle, c.agent), ""),
+                c.kind,
+                c.detail,
+                c.why,
+            )
+        )
+    return groups
+
+
 def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
     """Build the page of what changed in this version compared with the previous one."""
     path = prefix + "changelog/index.html"
     groups: dict[str, list[ChangeItem]] = defaultdict(list)
     for bm in vd.benchmarks:
-        st = vd.standings[bm.id]
-        keyed = {(e.bundle, e.agent): e for e in st.entries}
-        prev = (
-            site.versions[[v.version for v in site.versions].index(vd.previous)]
-            if vd.previous
-            else None
-        )
-        for c in vd.changes.get(bm.id, []):
-            e = keyed.get((c.bundle, c.agent))
-            src = e or (
-                prev.standings[bm.id].by_key().get((c.bundle, c.agent))
-                if prev and bm.id in prev.standings
-                else None
-            )
-            name = site.system_name(bm.id, c.bundle, src.content_hash if src else "")
-            slug_map = vd.slugs if e else (prev.slugs if prev else {})
-            target = (
-                f"{prefix}systems/{slug_map[name]}/"
-                if e
-                else f"{prev.prefix}systems/{slug_map[name]}/"
-                if prev and name in slug_map
-                else ""
-            )
-            sys_link = Link(href(path, target), name) if target else Link("", name)
-            groups[c.kind].append(
-                ChangeItem(
-                    Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
-                    sys_link,
-                    "" if c.agent == name else c.agent,
-                    c.kind,
-                    c.detail,
-                    c.why,
-                )
-            )
+        for kind, items in change_items(site, vd, bm, path, prefix).items():
+            groups[kind].extend(items)
     prev_label = vd.previous.label if vd.previous else ""
     title = f"Changes in {vd.version.label}"
     return Page(
@@ -603,6 +624,7 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
     from pipeline.site.model import site_url
 
     root = site_url(base) or base  # absolute when the site's address is known
+    from pipeline.site.board_changelog import board_changelog
     from pipeline.site.systems import agent_pages, systems_index
 
     pages: list[Page] = []
@@ -617,6 +639,8 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
             pages.append(changelog_page(site, vd, prefix, nav))
             for bm in vd.benchmarks:
                 pages.append(benchmark_page(site, vd, bm, prefix, nav, specs))
+                if prefix == "" and vd is site.latest:
+                    pages.append(board_changelog(site, vd, bm, nav))
                 if len(vd.standings[bm.id].entries) > PAGE_ROWS:
                     pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
                 board = f"{prefix}benchmarks/{safe_segment(bm.id)}/"

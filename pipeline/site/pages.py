@@ -292,6 +292,10 @@ class BenchmarkPage:
     compare: Link | None = None
     marks: tuple[str, ...] = ()
     """The convention marks shown in the table (e.g. ``step``), explained under it."""
+    since: str = ""
+    """What changed on this board since the newest release (current pages only)."""
+    changelog: Link | None = None
+    """The board's own changelog."""
     constant: tuple[tuple[str, str], ...] = ()
     """Columns left out of the table because every entry has the same value there, as
     (metric label, the value): one line under the table says so."""
@@ -377,6 +381,29 @@ class ChangelogPage:
     removed: tuple[ChangeItem, ...]
     changed: tuple[ChangeItem, ...]
     rank_moves: tuple[ChangeItem, ...]
+
+
+@dataclass(frozen=True)
+class BoardChanges:
+    """What changed on one board in one version (a section of the board's changelog)."""
+
+    anchor: str
+    label: str
+    previous: str
+    notes: tuple[str, ...]
+    """Rule changes (a new benchmark version), a new gmeter scoring it, the release's errata."""
+    groups: tuple[tuple[str, tuple[ChangeItem, ...]], ...]
+    """(heading, items) of new entries, changed scores, rank moves and removed entries."""
+
+
+@dataclass(frozen=True)
+class BoardChangelogPage:
+    """``benchmarks/<id>/changelog/``: a board's changes in every version, newest first."""
+
+    nav: Nav
+    title: str
+    board: Link
+    versions: tuple[BoardChanges, ...]
 
 
 @dataclass(frozen=True)
@@ -516,6 +543,7 @@ PageContext = (
     | BenchmarkPage
     | SystemPage
     | ChangelogPage
+    | BoardChangelogPage
     | ReleasesPage
     | AboutPage
     | NotFoundPage
