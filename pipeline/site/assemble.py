@@ -29,6 +29,7 @@ from pipeline.site.pages import (
     ChangelogPage,
     HomeBenchmark,
     HomePage,
+    HomeTrack,
     LeaderboardRow,
     Link,
     Methodology,
@@ -89,8 +90,14 @@ def nav_for(site: Site, vd: VersionData, prefix: str, base: str = "/") -> Callab
 def methodology(t: TrackInfo) -> Methodology:
     """Describe the methodology section of a track (its text is the track's own)."""
     names = [t.primary, *t.secondary]
+    cite = t.presentation.citation
     return Methodology(
-        t.name, t.title, t.paper, t.presentation.methodology, tuple(column(n) for n in names)
+        t.name,
+        t.title,
+        t.paper,
+        t.presentation.methodology,
+        tuple(column(n) for n in names),
+        doi=cite.doi if cite is not None else "",
     )
 
 
@@ -433,7 +440,7 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav])
                 bm.track,
                 t.title,
                 leader,
-                ("best " if tied > 1 else "") + fmt_num(lead.primary.value) if lead else "",
+                fmt_num(lead.primary.value) if lead else "",
                 metric_info(t.primary).label if lead else "",
                 len(st.entries),
                 vd.last_change.get(bm.id, "—"),
@@ -441,6 +448,15 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav])
                 tied,
             )
         )
+    by_track: dict[str, list[HomeBenchmark]] = defaultdict(list)
+    for line in lines:
+        by_track[line.track].append(line)
+    tracks = []
+    for name, boards in by_track.items():
+        t = site.tracks[name]
+        m = metric_info(t.primary)
+        direction = direction_text(m.direction)
+        tracks.append(HomeTrack(name, t.title, m.label, direction, m.direction, tuple(boards)))
     summary = change_summary(vd)
     if vd.previous is None:
         summary = ()  # the first version: everything is new, nothing to report
@@ -466,6 +482,7 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav])
             Link(href(path, prefix + "systems/"), "all systems and agents"),
             Link(href(path, "submit/"), "submit results"),
             _errata(site, vd.version.name) if prefix else (),
+            tuple(tracks),
         ),
     )
 

@@ -71,11 +71,21 @@ def _neutralise(tokens: list[Any], ids: set[str]) -> None:
 _URL = re.compile(r"(?<![(\[<\"'])\bhttps?://[^\s<>()\"']+[^\s<>()\"'.,;:!?]")
 
 
+_DOI = re.compile(r"(?<![\w/.\[])doi:\s?(10\.\d{4,9}/[^\s<>\"'\[\]`]+?)(?=[.,;:)]*(?:\s|$))", re.I)
+"""A DOI cited as ``doi:10.xxxx/suffix`` (the suffix may hold ``:`` or ``()``; a trailing
+full stop, comma or bracket is the sentence's)."""
+
+
+def _doi_link(m: re.Match[str]) -> str:
+    return f"[{m.group(0)}](<https://doi.org/{m.group(1)}>)"
+
+
 def _autolink(text: str) -> str:
-    """Wrap bare URLs in ``<…>`` so CommonMark links them (not inside code spans)."""
+    """Link bare URLs and ``doi:`` citations (not inside code spans) for CommonMark."""
     parts = re.split(r"(`[^`]*`)", text)
     return "".join(
-        p if p.startswith("`") else _URL.sub(lambda m: f"<{m.group(0)}>", p) for p in parts
+        p if p.startswith("`") else _URL.sub(lambda m: f"<{m.group(0)}>", _DOI.sub(_doi_link, p))
+        for p in parts
     )
 
 

@@ -164,6 +164,8 @@ class Methodology:
     html: str
     metrics: tuple[MetricColumn, ...]
     notes: tuple[str, ...] = ()
+    doi: str = ""
+    """The paper's DOI (linked to https://doi.org/ beside the paper)."""
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,19 @@ class HomeBenchmark:
 
 
 @dataclass(frozen=True)
+class HomeTrack:
+    """The home page's boards of one track, under its measure and reading direction."""
+
+    track: str
+    title: str
+    metric: str
+    direction: str
+    better: str
+    """``higher``, ``lower`` or ``none``: the score column's first sort (best first)."""
+    benchmarks: tuple[HomeBenchmark, ...]
+
+
+@dataclass(frozen=True)
 class HomePage:
     """``index.html`` of a version."""
 
@@ -249,6 +264,8 @@ class HomePage:
     submit: Link | None = None
     errata: tuple[str, ...] = ()
     """A frozen release's errata: what later gmeter versions compute differently."""
+    tracks: tuple[HomeTrack, ...] = ()
+    """The boards grouped by track, in the order of the first board of each."""
 
 
 @dataclass(frozen=True)
