@@ -60,6 +60,15 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
             if have is not None and want is not None and have != want:
                 problems.append(Problem(where, key, f"is {have!r}, the benchmark uses {want!r}",
                                         "rerun with the benchmark's settings"))  # fmt: skip
+        spec = log.get("agent")
+        if isinstance(spec, str) and spec:
+            from pipeline.limits import bad_name
+
+            # the agent spec names the board's chart series: the rules of a display name
+            why = bad_name(spec)
+            if why:
+                problems.append(Problem(where, "agent", f"{why}",
+                                        "write the agent spec in plain characters, NFKC"))
         els = s.episode_lengths
         if els and log.get("episode_length") not in els:
             problems.append(Problem(where, "episode_length",
