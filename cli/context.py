@@ -35,8 +35,28 @@ class GlobalOptions:
 
 
 STATE = GlobalOptions()
-console = Console(highlight=False, soft_wrap=True)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class SafeConsole(Console):
+    """A rich console for text that may come from a bundle or the store.
+
+    Markup is off unless a call asks for it (``markup=True``, with the untrusted parts passed
+    through ``rich.markup.escape``), so a name like ``[link=…]x[/link]`` prints as typed; and
+    every string it renders, table cells included, first goes through
+    :func:`pipeline.untrusted.terminal`, so control, bidi and zero-width characters print as
+    escapes instead of moving the cursor or reordering the line.
+    """
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:
+        """Escape terminal controls, then render as rich would."""
+        from pipeline.untrusted import terminal
+
+        return super().render_str(terminal(text), **kwargs)
+
+
+console = SafeConsole(highlight=False, soft_wrap=True, markup=False, emoji=False)
+err_console = SafeConsole(stderr=True, highlight=False, soft_wrap=True, markup=False,
+                          emoji=False)
 
 
 def safe_text(text: str) -> str:
@@ -55,7 +75,7 @@ def info(message: str) -> None:
 def debug(message: str) -> None:
     """Print a line only with ``--verbose``."""
     if STATE.verbose:
-        err_console.print(f"[dim]{message}[/dim]")
+        err_console.print(message, style="dim")
 
 
 @contextmanager

@@ -252,7 +252,7 @@ def _print_tables(data: dict[str, Any]) -> None:
     console.print(f"convention: {data['convention']}; intervals at {data['confidence']:.0%}")
     for cfg in data["configs"]:
         tests = cfg["tests"]
-        console.print(f"\n[bold]{cfg['agent']} — {cfg['merge']} merge, p = {cfg['p']:g}[/bold]")
+        console.print(f"\n{cfg['agent']} — {cfg['merge']} merge, p = {cfg['p']:g}", style="bold")
         for name in ("similarity", "dissimilarity"):
             t = Table(title=f"{name} matrix", title_justify="left")
             t.add_column("")

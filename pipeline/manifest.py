@@ -208,6 +208,28 @@ def _track_section(
     return settings, problems
 
 
+def url_problems(file: str, raw: Mapping[str, Any]) -> list[Problem]:
+    """Every URL of a manifest, wherever it is: a key ``url`` or ``*_url`` at any depth.
+
+    A link a submitter chooses is shown to visitors: only absolute http(s) addresses without
+    credentials, at most :data:`pipeline.untrusted.MAX_URL_CHARS` characters
+    (:func:`pipeline.untrusted.url_problem`); never ``javascript:`` or ``data:``.
+    """
+    from pipeline.limits import walk
+    from pipeline.untrusted import url_problem
+
+    out = []
+    for path, leaf in walk(raw):
+        key = path.rsplit(".", 1)[-1].split("[", 1)[0].lower()
+        if not (key == "url" or key.endswith("_url")) or not isinstance(leaf, str) or not leaf:
+            continue
+        why = url_problem(leaf)
+        if why:
+            out.append(Problem(file, path, f"{why}",
+                               "give a full http:// or https:// address, or leave it empty"))
+    return out
+
+
 def load_benchmark_manifest(
     file: str, data: bytes, folder_name: str
 ) -> tuple[dict[str, Any] | None, dict[str, Any], list[Problem]]:
@@ -224,6 +246,7 @@ def load_benchmark_manifest(
         return None, {}, problems
     problems += _placeholders(file, raw)
     problems += _name_problems(file, raw, ("title",))
+    problems += url_problems(file, raw)
     generic = {k: v for k, v in raw.items() if k not in track_names()}
     track = raw.get("track") if raw.get("track") in track_names() else None
     try:
@@ -263,13 +286,7 @@ def load_submission_manifest(
                     "give the date the results were produced")
         )
     problems += _name_problems(file, raw, NAME_FIELDS)
-    system = raw.get("system")
-    url = system.get("url") if isinstance(system, dict) else None
-    if isinstance(url, str) and url and not url.startswith(("http://", "https://")):
-        problems.append(
-            Problem(file, "system.url", f"{url!r} is not an http(s) URL",
-                    "give a full http:// or https:// address, or leave it empty")
-        )
+    problems += url_problems(file, raw)
     settings, more = _track_section(file, raw, track, "submission")
     return raw, settings, problems + more
 

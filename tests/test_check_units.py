@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pytest
 
 from pipeline.check.gitdiff import FileChange, _parse_name_status, classify
-from pipeline.check.report import code, md, to_json, to_markdown, to_text
+from pipeline.check.report import MARKER, code, md, to_json, to_markdown, to_text
 from pipeline.check.run import BenchmarkCheck, CheckReport, Entry, compare, entries_of
 from pipeline.errors import UsageError
 
@@ -84,10 +85,24 @@ def test_compare_an_updated_entry_overtakes_only_those_it_passed() -> None:
 
 
 # --------------------------------------------------------------------------- rendering
-def test_markdown_escapes_what_submitters_typed() -> None:
-    evil = "</script><script>alert(1)</script> | *bold* [x](y)\nnext"
+HOSTILE_MD = [
+    "</script><script>alert(1)</script> | *bold* [x](y)\nnext",
+    "[clk](https://evil.example/x) ![i](https://evil.example/i.png)",
+    "@octocat please look #1 :tada: www.evil.example mail@evil.example",
+    "a`b``c|d\\|e", "\x1b[2J\u202eevil\x9b", "", "  ", "|||",
+]
+
+
+@pytest.mark.parametrize("evil", HOSTILE_MD)
+def test_markdown_holds_untrusted_text_in_one_code_span(evil: str) -> None:
+    """Whatever a submitter typed is one inline code span on one line: GitHub links,
+    embeds, renders, formats and notifies nothing inside code; a table cell stays one cell."""
     out = md(evil)
-    assert "<" not in out and "\n" not in out and "\\|" in out and "\\*" in out
+    assert ("\n" not in out and out.startswith("`") and out.endswith("`")) or out == "—"
+    inner = out[1:-1]
+    assert "`" not in inner
+    assert "|" not in inner.replace("\\|", "")  # every pipe escaped for the table
+    assert not any(c in inner for c in "\x1b\u202e\x9b")
     assert code("a`b|c") == "`a'b\\|c`"
 
 
@@ -105,8 +120,9 @@ def _report() -> CheckReport:
 def test_report_formats() -> None:
     r = _report()
     md_text = to_markdown(r)
-    assert "&lt;b&gt;agent&lt;/b&gt; (evil\\|bundle)" in md_text
-    assert md_text.count("\n| ") >= 3 and "<b>" not in md_text
+    assert "`<b>agent</b> (evil\\|bundle)`" in md_text
+    outside_code = re.sub(r"`[^`\n]*`", "", md_text.replace(MARKER, ""))
+    assert md_text.count("\n| ") >= 3 and "<" not in outside_code
     assert "<b>agent</b> (evil|bundle)" in to_text(r)
     assert '"inf"' in to_json(r)
 

@@ -15,7 +15,7 @@ from pipeline.check.model import BenchmarkCheck, CheckReport, Entry, NewEntry
 from pipeline.errors import Problem
 from pipeline.ranking import fmt_num
 from pipeline.tracks.review import Finding
-from pipeline.untrusted import terminal
+from pipeline.untrusted import markdown, terminal
 
 MARKER = "<!-- gmeter-check -->"
 """First line of the Markdown report; the CI workflow updates the comment that carries it."""
@@ -25,24 +25,29 @@ _ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}
 
 
 def md(text: object) -> str:
-    """Escape text for a Markdown table cell or line (no HTML, no formatting, one line)."""
+    """Untrusted text (names, files, messages quoting them): :func:`pipeline.untrusted.markdown`."""
+    return markdown(str(text))
+
+
+def own(text: object) -> str:
+    """Text gmeter wrote itself (labels, counts) for Markdown: specials escaped, one line."""
     s = " ".join(terminal(str(text)).split())
     s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return re.sub(r"([\\`*_\[\]|#~!])", r"\\\1", s)
+    return re.sub(r"([\\`*_\[\]|#~!@])", r"\\\1", s)
 
 
 def md_fix(text: object) -> str:
-    """Escape gmeter's own advice for a table cell, keeping its `code` spans."""
-    s = " ".join(str(text).split())
+    """Advice gmeter wrote, for a table cell: its `code` spans kept, the rest :func:`own`."""
+    s = " ".join(terminal(str(text)).split())
     if s.count("`") % 2:
-        return md(s)
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+        return own(s)
+    parts = s.split("`")
+    return "".join(md(p) if k % 2 else own(p) for k, p in enumerate(parts))
 
 
 def code(text: object) -> str:
-    r"""Text as an inline code span, safe in a table cell (GFM honours ``\\|`` even here)."""
-    s = " ".join(str(text).split()).replace("`", "'").replace("|", "\\|")
-    return f"`{s}`"
+    r"""Text as an inline code span, safe in a table cell (GFM honours ``\|`` even here)."""
+    return md(text)
 
 
 # Scores read the same in a PR report as on the site: one formatter.
@@ -79,7 +84,7 @@ def to_markdown(r: CheckReport) -> str:
     if r.mode == "git":
         out.append(f"Compared with {code(r.base)} (merge base `{r.merge_base[:12]}`). ")
     out.append("Every score below was recomputed from the raw bundle files by "
-               f"{md(r.code_version)} (seed {r.seed}) in a scratch store; `gmeter score` "
+               f"{own(r.code_version)} (seed {r.seed}) in a scratch store; `gmeter score` "
                "gives the same numbers for the same files.")
     out.append("")
     if r.benchmarks:
@@ -109,7 +114,7 @@ def to_markdown(r: CheckReport) -> str:
 
 def _benchmark_md(b: BenchmarkCheck) -> list[str]:
     title = f" — {md(b.title)}" if b.title else ""
-    out = [f"### {md(b.id)}{title}" + (f" (v{md(b.version)})" if b.version else ""), ""]
+    out = [f"### {md(b.id)}{title}" + (f" (v{own(b.version)})" if b.version else ""), ""]
     for n in b.notes:
         out.append(f"- {md(n)}")
     if b.notes:
@@ -117,9 +122,9 @@ def _benchmark_md(b: BenchmarkCheck) -> list[str]:
     if b.new_entries:
         label = _label(b.primary_metric, b.track)
         better = "higher" if b.direction != "lower" else "lower"
-        out += [f"**New and changed entries** (ranked by {md(label)}, {better} is better; tie "
+        out += [f"**New and changed entries** (ranked by {own(label)}, {better} is better; tie "
                 "group 1 = interval overlaps the leader's)", "",
-                f"| entry | {md(label)} | interval | rank | tie group | status | bundle hash |",
+                f"| entry | {own(label)} | interval | rank | tie group | status | bundle hash |",
                 "|---|---|---|---|---|---|---|"]
         for ne in b.new_entries:
             e = ne.entry
@@ -140,7 +145,7 @@ def _benchmark_md(b: BenchmarkCheck) -> list[str]:
         out += [f"**What it changes for others** ({why})", "",
                 "| entry | change | rank |", "|---|---|---|"]
         for c in b.others[:MAX_ROWS]:
-            moved = "; ".join(f"{md(_label(m, b.track))} {num(x)} → {num(y)}"
+            moved = "; ".join(f"{own(_label(m, b.track))} {num(x)} → {num(y)}"
                               for m, x, y in c.metric_changes) or "—"
             who = c.agent if c.agent == c.bundle else f"{c.agent} ({c.bundle})"
             out.append(f"| {md(who)} | {moved} | {c.rank_before or '—'} → "
@@ -158,10 +163,10 @@ def _benchmark_md(b: BenchmarkCheck) -> list[str]:
     if b.findings:
         out += ["**Integrity**", "", *_findings_md(b.findings), ""]
     if b.stale:
-        out += [f"**Stale entries** (they belong to another version than v{md(b.version)})", ""]
-        out += [f"- {md(s.bundle)}: submitted under v{md(s.version)} (commit `{s.commit[:12]}`)"
+        out += [f"**Stale entries** (they belong to another version than v{own(b.version)})", ""]
+        out += [f"- {md(s.bundle)}: submitted under v{own(s.version)} (commit `{s.commit[:12]}`)"
                 if s.why == "submitted" else
-                f"- {md(s.bundle)}: the published score was computed on v{md(s.version)}; "
+                f"- {md(s.bundle)}: the published score was computed on v{own(s.version)}; "
                 "`gmeter score` recomputes it after the merge" for s in b.stale]
         out.append("")
     return out
@@ -170,20 +175,20 @@ def _benchmark_md(b: BenchmarkCheck) -> list[str]:
 def _entry_notes(ne: NewEntry, b: BenchmarkCheck) -> list[str]:
     e = ne.entry
     bits = []
-    others = [f"{_label(m, b.track)} {num(v)} {interval(lo, hi)}".rstrip(" —")
+    others = [f"{own(_label(m, b.track))} {num(v)} {own(interval(lo, hi))}".rstrip(" —")
               for m, (v, lo, hi) in sorted(e.metrics.items()) if m != b.primary_metric]
     if others:
         bits.append("; ".join(others))
     if ne.before is not None:
         bits.append(f"was {num(ne.before.value)}, rank {ne.before.rank or '—'}")
     if ne.overtakes:
-        names = [f"{_who(o)} ({num(o.value)})" for o in ne.overtakes[:3]]
+        names = [f"{md(_who(o))} ({num(o.value)})" for o in ne.overtakes[:3]]
         more = len(ne.overtakes) - len(names)
         bits.append("overtakes " + ", ".join(names) + (f" and {more} more" if more else ""))
     how = ("verified: recomputed from the raw artefacts" if e.verified
            else "reported: computed from numbers the bundle supplies")
-    bits.append(f"{how}; {e.code_version}")
-    return [f"- **{md(_who(e))}**: {md('; '.join(bits))}"]
+    bits.append(f"{how}; {own(e.code_version)}")
+    return [f"- **{md(_who(e))}**: {'; '.join(bits)}"]
 
 
 def _problem_row(p: Problem) -> str:

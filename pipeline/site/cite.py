@@ -18,7 +18,7 @@ from pipeline.site.standings import Standing
 from pipeline.store.rows import BenchmarkRow
 from pipeline.tracks import get_track, track_names
 from pipeline.tracks.presentation import Citation
-from pipeline.untrusted import csv_cell
+from pipeline.untrusted import bibtex, csv_cell
 
 
 def _citations() -> dict[str, Citation]:
@@ -38,10 +38,8 @@ def _paper_of(site: Site, track: str) -> Citation | None:
 
 
 def _bib_text(text: str) -> str:
-    """Escape a value for a BibTeX field (braces balanced, specials escaped)."""
-    text = " ".join(str(text).split())
-    text = re.sub(r"([&%$#_])", r"\\\1", text.replace("\\", "/"))
-    return text.replace("{", "(").replace("}", ")")
+    """Escape a value for a BibTeX field (:func:`pipeline.untrusted.bibtex`)."""
+    return bibtex(text)
 
 
 def _key(*parts: str) -> str:

@@ -22,6 +22,7 @@ from pipeline.site.model import Site, raw_path, safe_segment
 from pipeline.site.pages import FeedEntry, FeedPage
 from pipeline.site.standings import Standing, Version
 from pipeline.store import Store
+from pipeline.untrusted import neutralise_csv
 
 FEED_LIMIT = 100
 BATCH = 200
@@ -95,6 +96,20 @@ def _drop_stale(folder: Path, keep: Path) -> None:
             continue
 
 
+def _published(path: str, data: bytes) -> bytes:
+    """A raw bundle file as the site serves it: CSV/TSV cells never evaluate as formulas.
+
+    Every CSV the site publishes, the raw downloads included, neutralises formula cells
+    (:func:`pipeline.untrusted.neutralise_csv`); other files are the bundle's bytes.
+    """
+    low = path.lower()
+    if low.endswith(".csv"):
+        return neutralise_csv(data)
+    if low.endswith(".tsv"):
+        return neutralise_csv(data, "\t")
+    return data
+
+
 def write_raw_files(store: Store, site: Site, root: Path) -> int:
     """Publish the files of every bundle version shown on the site; return how many."""
     hashes = sorted(
@@ -110,7 +125,7 @@ def write_raw_files(store: Store, site: Site, root: Path) -> int:
         for h, path, data in rows:
             target = root / raw_path(h, path)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(bytes(data))
+            target.write_bytes(_published(path, bytes(data)))
             count += 1
     return count
 
