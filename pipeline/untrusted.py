@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import numbers
 import re
 from typing import Any
 
@@ -123,7 +124,7 @@ def csv_uncell(text: str) -> str:
 
 def csv_number_or_cell(value: Any) -> Any:
     """Numbers and booleans unchanged (a negative number is not a formula); text escaped."""
-    if value is None or isinstance(value, bool | int | float):
+    if value is None or isinstance(value, numbers.Number):  # numpy numbers included
         return value
     return csv_cell(value)
 

@@ -26,6 +26,7 @@ import altair as alt
 
 from pipeline.site.chartdata import clean
 from pipeline.tracks.presentation import Axis, Records, fmt
+from pipeline.untrusted import csv_cell, csv_number_or_cell
 
 THEME: dict[str, Any] = {
     # Drawn at build time by vl-convert, which measures text with the fonts it finds: a
@@ -118,12 +119,16 @@ def _to_dict(chart: Any) -> dict[str, Any]:
 
 
 def _csv(head: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    """The data table as CSV (raw values: numbers unrounded, absent cells empty)."""
+    """The data table as CSV (raw values: numbers unrounded, absent cells empty).
+
+    Text cells (agent and system names) are neutralised for spreadsheets like every CSV the
+    site publishes (:func:`pipeline.untrusted.csv_number_or_cell`); numbers stay numbers.
+    """
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
-    w.writerow(head)
+    w.writerow([csv_cell(h) for h in head])
     for r in rows:
-        w.writerow(["" if v is None else v for v in r])
+        w.writerow(["" if v is None else csv_number_or_cell(v) for v in r])
     return buf.getvalue()
 
 
