@@ -1,6 +1,7 @@
 """``gmeter aiq ...``: the AIQ engine (replay, sample, run, verify, compare).
 
-Only typer/rich/stdlib at module level; the engine is imported inside each command.
+``gmeter aiq figure`` lives in :mod:`cli.aiq_figure_cmds`. Only typer/rich/stdlib at module
+level; the engine is imported inside each command.
 """
 
 from __future__ import annotations
@@ -124,8 +125,9 @@ def run_cmd(
         str,
         typer.Option(
             "--agent",
-            help="random | freq | q0 | q-lambda | hlq-lambda [,key=value...], module:Class, "
-            "cmd:PROGRAM ARGS (JSON lines, one percept per message), cmdbatch:PROGRAM ARGS "
+            help="random | freq | q0 | q-lambda | hlq-lambda | mc-aixi [,key=value...], "
+            "module:Class, cmd:PROGRAM ARGS (JSON lines, one percept per message), "
+            "cmdbatch:PROGRAM ARGS "
             "(batched JSON lines, many runs per message), gym:module:factory[,key=value...] "
             "(a Gymnasium policy factory) or vec:module:factory[,key=value...] (a batched "
             "policy: every run of a batch per call); see docs/aiq.md.",

@@ -77,3 +77,84 @@ def test_run_jobs_writes_bundles_that_verify_and_resume(tmp_path: Path) -> None:
     seen.clear()
     run_jobs(jobs, bench, report=lambda job, run: seen.append(job.folder))
     assert seen == []  # finished bundles are kept, not rerun
+
+
+# --------------------------------------------------------------------------- on the boards
+def _point(spec: str, el: int, aiq: float) -> dict:
+    from pipeline.tracks.aiq.score import _mc_aixi_search
+
+    search = _mc_aixi_search(spec)
+    assert search is not None
+    return {"agent": spec, "bundle": spec, "episode_length": el, "aiq": aiq,
+            "ci_low": aiq - 5, "ci_high": aiq + 5, "verified": True, **search}  # fmt: skip
+
+
+def test_depth_search_chart_is_figure_2() -> None:
+    from pipeline.tracks.aiq.charts import draw_depth_search
+    from pipeline.tracks.aiq.score import _depth_search, _mc_aixi_search
+
+    assert _mc_aixi_search("hlq-lambda,lambda=0.9") is None
+    assert _mc_aixi_search("mc-aixi")["paper_settings"] is True  # type: ignore[index]
+    assert _mc_aixi_search("mc-aixi,depth=8")["paper_settings"] is False  # type: ignore[index]
+    one = [_point("mc-aixi", 50_000, 40.0)]
+    assert _depth_search(one) is None  # a single setting is no sweep
+    grid = [_point(f"mc-aixi,depth={d},simulations={n}", 50_000, d + n / 10)
+            for d in (2, 8, 32) for n in (10, 100)]  # fmt: skip
+    odd = [_point("mc-aixi,depth=4,horizon=5", 50_000, 1.0),
+           _point("mc-aixi,depth=4", 1000, 1.0)]  # fmt: skip
+    chart = _depth_search(grid + odd)
+    assert chart is not None and "50000 cycles, horizon 3" in chart["title"]
+    recs = chart["records"]
+    assert len(recs) == 6 and {r["series"] for r in recs} == {"10 simulations",
+                                                              "100 simulations"}  # fmt: skip
+    drawn = draw_depth_search(chart)
+    assert len(drawn) == 1
+    assert all("low" in p and "high" in p for p in drawn[0].records)
+
+
+def test_boards_say_which_estimator_and_show_the_papers_mc_aixi() -> None:
+    from pipeline.inputs import BenchmarkInput, FileSet
+    from pipeline.tracks.aiq.charts import interval_note
+    from pipeline.tracks.aiq.score import _method_note, _paper_points
+
+    assert "stratum" in _method_note("stratified")
+    assert "file order" in _method_note("mc-antithetic") and "strat" not in _method_note("mc")
+    assert "stratified" in interval_note("95 %", {"aiq": {"method": "stratified"}})
+    assert "pair means" in interval_note("95 %", {"aiq": {"method": "mc-antithetic"}})
+    assert "stratified" in interval_note("95 %", {})
+    bench = BenchmarkInput("b", "aiq", "1", {}, {"num_symbols": 5}, FileSet("b", {}))
+    paper = {(p["series"], p["episode_length"]): p["aiq"] for p in _paper_points(bench)}
+    assert paper[("paper mc-aixi", 1000)] == 41.0 and paper[("paper mc-aixi", 100000)] == 59.6
+    assert paper[("paper hlq-lambda", 1000)] == 49.1
+
+
+# --------------------------------------------------------------------------- command line
+def test_cli_runs_mc_aixi_with_traces_and_verifies(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    runner = CliRunner()
+    out = tmp_path / "mc"
+    res = runner.invoke(app, ["aiq", "run", "--agent", "mc-aixi,depth=6,simulations=8",
+                              "-l", "40", "-s", "40", "--traces", "--out", str(out),
+                              "--benchmark", str(ROOT / "submissions" / "aiq-bf5-el10000"),
+                              "--executor", "inprocess"])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert 'agent_kind = "mc-aixi"' in (out / "aiq.toml").read_text()
+    res = runner.invoke(app, ["aiq", "verify", str(out)])
+    assert res.exit_code == 0 and "verified: 40 runs replayed exactly" in res.output
+
+
+def test_cli_figure_dry_run_plans_without_running(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    res = CliRunner().invoke(app, ["aiq", "figure", "2", "--dry-run", "--only", "-n100",
+                                   "--scale", "2", "--benchmark", str(tmp_path)])  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert res.output.count("runs     40") == len(FIGURE2_DEPTHS)
+    assert "CPU hours" in res.output and not any(tmp_path.iterdir())
+    res = CliRunner().invoke(app, ["aiq", "figure", "3"])
+    assert res.exit_code == 2

@@ -159,6 +159,14 @@ def test_score_rows_one_per_agent_and_metric():
     assert got[("a", "normalised_generality")].details["normalisation"] == "paper"
 
 
+def test_every_board_names_the_supplement_case_studies_without_a_board():
+    res = TRACK.score(INTRINSIC, [bundle("x", E1)], ScoreContext())
+    note = next(n for n in res.notes if "without a board" in n)
+    for part in ("object recognition (A.3", "odour span task (A.4", "orangutans (A.9",
+                 "not public"):
+        assert part in note
+
+
 def test_score_with_bootstrap_is_seeded():
     b = bench({"transform": "intrinsic", "bootstrap": 50}, {"reference/items.csv": ITEMS})
     bs = [bundle("x", E1)]

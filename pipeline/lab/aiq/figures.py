@@ -47,6 +47,12 @@ NAMES = {
     "hlq-lambda": "HLQ(λ)",
     "mc-aixi": "MC-AIXI",
 }
+#: Cycles per second on one core of the committed machine (``make bench``; bench/RESULTS.md),
+#: MC-AIXI at the paper's settings once its context tree has grown: for projections only.
+DEFAULT_RATES = {"random": 6.5e6, "freq": 6.3e6, "q0": 5.8e6, "q-lambda": 5.8e6,
+                 "hlq-lambda": 5.1e6, "mc-aixi": 1000.0}  # fmt: skip
+#: Where each figure's board lives (relative to the repository root).
+FIGURE_BENCHMARKS = {1: Path("submissions/aiq-bf5-fig1"), 2: Path("submissions/aiq-bf5-fig2")}
 #: Fixed cost of one simulated bit in units of context-tree levels (measured: a cycle at depth
 #: D costs about (12 + D) units); used only to project the cost of MC-AIXI settings.
 MC_AIXI_FIXED_LEVELS = 12.0
@@ -88,6 +94,26 @@ def figure2_jobs(runs: int = FIGURE2_RUNS) -> list[SweepJob]:
                  f"mc-aixi-d{d}-n{s}", f"MC-AIXI, depth {d}, {s} simulations", 2)
         for d, s in cells
     ]  # fmt: skip
+
+
+def figure_jobs(figure: int, *, scale: float = 1.0, only: str | None = None) -> list[SweepJob]:
+    """The jobs of Figure 1 or 2, every run count scaled (to an even number >= 2).
+
+    ``only`` keeps the jobs whose folder contains that text (e.g. ``mc-aixi``, ``el100000``).
+    """
+    if figure not in (1, 2):
+        raise ValueError("the paper has Figures 1 and 2 (1: episode length, 2: depth x search)")
+    if not scale > 0:
+        raise ValueError("scale must be > 0")
+    jobs = figure1_jobs() if figure == 1 else figure2_jobs()
+    out = []
+    for job in jobs:
+        if only and only not in job.folder:
+            continue
+        runs = max(2, 2 * round(job.runs * scale / 2))
+        out.append(SweepJob(job.agent, job.episode_length, runs, job.folder, job.system,
+                            job.figure))  # fmt: skip
+    return out
 
 
 def relative_cost(agent: str) -> float:

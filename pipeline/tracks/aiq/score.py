@@ -188,12 +188,10 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
              if r.get("verification") is not None and r["bundle"] in keys}  # fmt: skip
     if memo and fresh:
         memo.keep(VERIFIER, fresh)
-    result = TrackResult(notes=[
-        "AIQ = Σ p_i × mean pair score of stratum i; 95% interval from the antithetic pairs "
-        "(the original's printed interval, ≈ √2 too narrow, is in details.legacy_half_ci)"
-    ])  # fmt: skip
+    result = TrackResult(notes=[_method_note(s.method)])
     per_agent: list[dict[str, Any]] = []
     by_length: list[dict[str, Any]] = []
+    searches: list[dict[str, Any]] = []
     for rec in records:
         if "skip" in rec:
             result.notes.append(f"{rec['bundle']}: not scored ({rec['skip']})")
@@ -219,7 +217,11 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                  "verified": rec["verified"]}  # fmt: skip
         per_agent.append(point)
         kind = str(d.get("agent_spec") or "").split(",")[0]
-        by_length.append({**point, "series": kind or rec["agent"]})
+        search = _mc_aixi_search(d.get("agent_spec"))
+        if search is not None:
+            searches.append({**point, **search})
+        if search is None or search["paper_settings"]:
+            by_length.append({**point, "series": kind or rec["agent"]})
     result.charts["aiq_by_agent"] = {
         "title": "AIQ per agent with 95% intervals",
         "records": per_agent,
@@ -231,15 +233,70 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         "records": sorted(by_length, key=lambda r: (r["series"], r["episode_length"] or 0))
         + _paper_points(s),
     }
+    depth_search = _depth_search(searches)
+    if depth_search:
+        result.charts["aiq_depth_search"] = depth_search
     lengths = _length_distribution(bench, s.sampler_file)
     if lengths:
         result.charts["aiq_program_lengths"] = lengths
     return result
 
 
+def _method_note(method: str) -> str:
+    """The board's note on what the AIQ and its interval are, for the benchmark's method."""
+    if method == "mc-antithetic":
+        return ("AIQ = mean over the programs (in file order) of the antithetic pair means; 95% "
+                "interval from the spread of those pair means (simple Monte Carlo, no strata)")
+    if method == "mc":
+        return "AIQ = mean score of single runs with random reward signs; 95% normal interval"
+    return ("AIQ = Σ p_i × mean pair score of stratum i; 95% interval from the antithetic pairs "
+            "(the original's printed interval, ≈ √2 too narrow, is in details.legacy_half_ci)")
+
+
+def _mc_aixi_search(spec_text: Any) -> dict[str, Any] | None:
+    """MC-AIXI's search settings from a logged agent spec (None for other agents)."""
+    from pipeline.metrics.aiq.agent_specs import MC_AIXI_DEFAULTS, parse_agent
+
+    if not isinstance(spec_text, str) or not spec_text.startswith("mc-aixi"):
+        return None
+    try:
+        spec = parse_agent(spec_text)
+    except ValueError:
+        return None
+    p = dict(spec.params)
+    paper = all(p[k] == MC_AIXI_DEFAULTS[k] for k in ("depth", "simulations", "horizon"))
+    return {"depth": int(p["depth"]), "simulations": int(p["simulations"]),
+            "horizon": int(p["horizon"]), "paper_settings": paper}  # fmt: skip
+
+
+def _depth_search(points: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """MC-AIXI's AIQ against context depth, one series per number of simulations (Fig. 2).
+
+    Only when the board holds MC-AIXI at two or more depths or numbers of simulations; points
+    of a horizon or episode length other than the most common one are left out.
+    """
+    from collections import Counter
+
+    if len({(p["depth"], p["simulations"]) for p in points}) < 2:
+        return None
+    horizon, el = Counter((p["horizon"], p["episode_length"]) for p in points).most_common(1)[0][0]
+    records = sorted(
+        ({**p, "series": f"{p['simulations']} simulations"} for p in points
+         if p["horizon"] == horizon and p["episode_length"] == el),
+        key=lambda r: (r["simulations"], r["depth"]),
+    )  # fmt: skip
+    return {
+        "title": f"MC-AIXI: AIQ against context depth and search (Legg & Veness Fig. 2), "
+        f"{el} cycles, horizon {horizon}",
+        "x": {"field": "depth", "label": "context depth", "unit": "bits"},
+        "y": {"field": "aiq", "label": "AIQ", "unit": "reward per cycle"},
+        "records": records,
+    }
+
+
 def _paper_points(s: AIQBenchmarkSettings) -> list[dict[str, Any]]:
     """Return the paper's AIQ per agent and episode length (for the paper's BF(5) only)."""
-    from pipeline.metrics.aiq.agent_specs import PAPER_AIQ
+    from pipeline.metrics.aiq.agent_specs import PAPER_AIQ, PAPER_AIQ_MC_AIXI
 
     paper_machine = dict(num_symbols=5, obs_cells=1, reverse_output=False, max_steps=1000,
                          discount=1.0, simplify="single-pass")  # fmt: skip
@@ -248,7 +305,8 @@ def _paper_points(s: AIQBenchmarkSettings) -> list[dict[str, Any]]:
     return [
         {"agent": f"{agent} (paper)", "series": f"paper {agent}", "episode_length": el,
          "aiq": value, "ci_low": None, "ci_high": None, "verified": False, "source": "paper"}
-        for el, row in sorted(PAPER_AIQ.items()) for agent, value in row.items()
+        for el, row in sorted(PAPER_AIQ.items())
+        for agent, value in [*row.items(), ("mc-aixi", PAPER_AIQ_MC_AIXI[el])]
     ]  # fmt: skip
 
 

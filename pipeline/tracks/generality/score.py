@@ -109,7 +109,19 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     result.charts.update(charts(an))
     result.notes.extend(summary_notes(s, an))
     _psychometric(s, items, an, result)
+    result.notes.append(WITHOUT_BOARD)
     return result
+
+
+WITHOUT_BOARD = (
+    "Case studies of the paper's supplement without a board: object recognition (A.3; humans, "
+    "macaques and six deep networks, Rajalingham et al. 2018), the odour span task (A.4; 10 "
+    "rats, April et al. 2013) and the physical cognition of orangutans (A.9; 53 orangutans, "
+    "Damerius et al. 2018): their per-agent, per-item data are not public (the authors' "
+    "repository has the scripts and plots, not the tables), so there is nothing to score "
+    "(see docs/generality.md)"
+)
+"""The note every generality board carries about the supplement's case studies it lacks."""
 
 
 def _psychometric(
