@@ -12,6 +12,7 @@ from pipeline.lab.aiq.figures import (
     FIGURE1_LENGTHS,
     FIGURE1_RUNS,
     FIGURE2_DEPTHS,
+    FIGURE2_RUNS,
     FIGURE2_SIMULATIONS,
     SweepJob,
     figure1_jobs,
@@ -154,7 +155,7 @@ def test_cli_figure_dry_run_plans_without_running(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["aiq", "figure", "2", "--dry-run", "--only", "-n100",
                                    "--scale", "2", "--benchmark", str(tmp_path)])  # fmt: skip
     assert res.exit_code == 0, res.output
-    assert res.output.count("runs     40") == len(FIGURE2_DEPTHS)
+    assert res.output.count(f"runs {2 * FIGURE2_RUNS:>6,}") == len(FIGURE2_DEPTHS)
     assert "CPU hours" in res.output and not any(tmp_path.iterdir())
     res = CliRunner().invoke(app, ["aiq", "figure", "3"])
     assert res.exit_code == 2
