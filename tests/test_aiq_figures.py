@@ -114,7 +114,6 @@ def test_depth_search_chart_is_figure_2() -> None:
 
 
 def test_boards_say_which_estimator_and_show_the_papers_mc_aixi() -> None:
-    from pipeline.inputs import BenchmarkInput, FileSet
     from pipeline.tracks.aiq.charts import interval_note
     from pipeline.tracks.aiq.score import _method_note, _paper_points
 
@@ -123,8 +122,10 @@ def test_boards_say_which_estimator_and_show_the_papers_mc_aixi() -> None:
     assert "stratified" in interval_note("95 %", {"aiq": {"method": "stratified"}})
     assert "pair means" in interval_note("95 %", {"aiq": {"method": "mc-antithetic"}})
     assert "stratified" in interval_note("95 %", {})
-    bench = BenchmarkInput("b", "aiq", "1", {}, {"num_symbols": 5}, FileSet("b", {}))
-    paper = {(p["series"], p["episode_length"]): p["aiq"] for p in _paper_points(bench)}
+    from pipeline.tracks.aiq.settings import AIQBenchmarkSettings
+
+    paper = {(p["series"], p["episode_length"]): p["aiq"]
+             for p in _paper_points(AIQBenchmarkSettings())}  # fmt: skip
     assert paper[("paper mc-aixi", 1000)] == 41.0 and paper[("paper mc-aixi", 100000)] == 59.6
     assert paper[("paper hlq-lambda", 1000)] == 49.1
 
@@ -159,3 +160,34 @@ def test_cli_figure_dry_run_plans_without_running(tmp_path: Path) -> None:
     assert "CPU hours" in res.output and not any(tmp_path.iterdir())
     res = CliRunner().invoke(app, ["aiq", "figure", "3"])
     assert res.exit_code == 2
+
+
+# --------------------------------------------------------------------------- the committed boards
+def test_committed_boards_own_the_recipes_run_counts() -> None:
+    fig1 = tomllib.loads((ROOT / "submissions/aiq-bf5-fig1/benchmark.toml").read_text())["aiq"]
+    fig2 = tomllib.loads((ROOT / "submissions/aiq-bf5-fig2/benchmark.toml").read_text())["aiq"]
+    assert fig1["seed"] == fig2["seed"] == 1
+    assert fig1["episode_lengths"] == list(FIGURE1_LENGTHS)
+    owned = {j.folder: fig1["samples_by_bundle"].get(j.folder, fig1["samples"])
+             for j in figure1_jobs()}  # fmt: skip
+    assert owned == {j.folder: j.runs for j in figure1_jobs()}
+    assert fig2["samples"] == FIGURE2_RUNS and fig2["episode_lengths"] == [50_000]
+
+
+def test_per_bundle_runs_are_owned(tmp_path: Path) -> None:
+    from pipeline.tracks.aiq.settings import AIQBenchmarkSettings
+    from pipeline.tracks.aiq.validate import _check_owned
+
+    s = AIQBenchmarkSettings(seed=1, samples=1000, samples_by_bundle={"mc": 20})
+    log = {"seed": 1, "samples": 20}
+
+    from types import SimpleNamespace
+
+    rows = SimpleNamespace(rows=[], lines=[])
+    assert _check_owned(log, rows, s, "aiq.toml", "samples.csv", "mc") == []
+    refused = _check_owned(log, rows, s, "aiq.toml", "samples.csv", "other")
+    assert [p.field for p in refused] == ["samples"] and "1000" in refused[0].message
+    from pipeline.lab.aiq.run import owned_seed_and_samples
+
+    assert owned_seed_and_samples(s.model_dump(), None, None, "mc")[:2] == (20, 1)
+    assert owned_seed_and_samples(s.model_dump(), None, None, "x")[:2] == (1000, 1)

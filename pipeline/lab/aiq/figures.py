@@ -10,9 +10,10 @@ rerun a whole figure, with more runs, by passing ``runs`` (``gmeter aiq figure``
 The run counts below are what the committed boards hold. They are a compromise, said on the
 boards: MC-AIXI costs one to two milliseconds per cycle at the paper's settings, more as its
 context trees grow (see ``make bench``), and the other agents' runs are limited by the size of
-their committed action traces, not by CPU. Every bundle uses root seed 1 and the programs of the benchmark's sample in
-file order, so all agents meet the same environments with the same machine randomness (common
-random numbers) and smaller samples are prefixes of larger ones.
+their committed action traces, not by CPU. The boards declare them (``[aiq] samples`` and
+``samples_by_bundle``) and root seed 1, so the benchmark owns every bundle's runs and seeds; the
+programs are used in file order, so all agents meet the same environments with the same
+machine randomness (common random numbers) and smaller samples are prefixes of larger ones.
 """
 
 from __future__ import annotations

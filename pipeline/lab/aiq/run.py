@@ -29,14 +29,17 @@ SAMPLER_FILE = "reference/sampler.json"
 
 
 def owned_seed_and_samples(
-    settings: dict[str, Any], samples: int | None, seed: int | None
+    settings: dict[str, Any], samples: int | None, seed: int | None, bundle: str = ""
 ) -> tuple[int, int, list[str]]:
     """Return the run's ``(samples, seed, notes)``: by default the benchmark's.
 
-    A benchmark with ``[aiq] seed`` owns both; an explicit other value still runs (a quick
-    trial) but the notes say that validate will refuse the bundle.
+    A benchmark with ``[aiq] seed`` owns both (the runs of ``bundle``, the folder name, come
+    from ``samples_by_bundle`` when it is named there); an explicit other value still runs (a
+    quick trial) but the notes say that validate will refuse the bundle.
     """
-    bench_seed, bench_samples = settings.get("seed"), int(settings.get("samples", 10_000))
+    by_bundle = settings.get("samples_by_bundle") or {}
+    bench_seed = settings.get("seed")
+    bench_samples = int(by_bundle.get(bundle, settings.get("samples", 10_000)))
     samples = bench_samples if samples is None else samples
     if bench_seed is None:
         return samples, (1 if seed is None else seed), []
@@ -72,7 +75,7 @@ def run_to_bundle(
     from pipeline.lab.aiq.bundle import write_bundle
 
     bench = load_benchmark(find_benchmark(out, benchmark))
-    samples, seed, notes = owned_seed_and_samples(bench.settings, samples, seed)
+    samples, seed, notes = owned_seed_and_samples(bench.settings, samples, seed, out.name)
     method = str(bench.settings.get("method", "stratified")) if method is None else method
     for note in notes:  # the bundle will be refused: say so before the (long) run
         if notify is not None:

@@ -14,7 +14,7 @@ import math
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from pipeline.errors import Problem
 from pipeline.inputs import BenchmarkInput, FileSet
@@ -81,6 +81,15 @@ class AIQBenchmarkSettings(_Strict):
         ge=2,
         le=MAX_SAMPLES,
         description="Runs of the test (with ``seed``: every bundle runs exactly this many).",
+    )
+    samples_by_bundle: dict[
+        Annotated[str, StringConstraints(min_length=1, max_length=200)],
+        Annotated[int, Field(ge=2, le=MAX_SAMPLES)],
+    ] = Field(
+        default_factory=dict,
+        max_length=1000,
+        description="Runs of named bundles (folder name → runs) where they differ from "
+        "``samples``: a figure whose points have different budgets. Owned like ``samples``.",
     )
     min_samples: int = Field(
         1000,

@@ -74,7 +74,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
             problems.append(Problem(where, "episode_length",
                                     f"{log.get('episode_length')!r} is not one of {els}",
                                     "use an episode length the benchmark ranks"))  # fmt: skip
-        problems += _check_owned(log, parsed, s, where, fs.where(SAMPLES))
+        problems += _check_owned(log, parsed, s, where, fs.where(SAMPLES), bundle.id)
     progs, more = benchmark_programs(bench)
     if progs is not None and not more and parsed.rows:
         method = str(log.get("method", s.method))
@@ -86,15 +86,17 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
 
 
 def _check_owned(
-    log: Mapping[str, Any], parsed: Any, s: Any, where: str, where_rows: str
+    log: Mapping[str, Any], parsed: Any, s: Any, where: str, where_rows: str, bundle_id: str = ""
 ) -> list[Problem]:
     """The run seed and the number of runs: the benchmark's, never the submitter's.
 
     With ``[aiq] seed`` declared the bundle must log exactly that root seed and the
-    benchmark's ``samples`` (issue: seed shopping — the best of many seeds outranks an honest
-    run); every run seed then follows ``run_seed(seed, program_id, sign)`` (checked with the
-    programs) so the programs drawn and the agent's randomness are the benchmark's too. A
-    benchmark without a seed keeps the old floor ``min_samples`` and says the seed is unowned.
+    benchmark's ``samples`` (``samples_by_bundle[bundle_id]`` when the benchmark names the
+    bundle there: a figure's points with different budgets; issue: seed shopping — the best of
+    many seeds outranks an honest run); every run seed then follows
+    ``run_seed(seed, program_id, sign)`` (checked with the programs) so the programs drawn and
+    the agent's randomness are the benchmark's too. A benchmark without a seed keeps the old
+    floor ``min_samples`` and says the seed is unowned.
     """
     from pipeline.metrics.aiq.runs import run_seed
 
@@ -135,7 +137,7 @@ def _check_owned(
                 fix,
             )
         )
-    want = int(s.samples)
+    want = int(s.samples_by_bundle.get(bundle_id, s.samples))
     if samples != want:
         problems.append(
             Problem(
