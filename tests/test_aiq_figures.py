@@ -191,3 +191,18 @@ def test_per_bundle_runs_are_owned(tmp_path: Path) -> None:
 
     assert owned_seed_and_samples(s.model_dump(), None, None, "mc")[:2] == (20, 1)
     assert owned_seed_and_samples(s.model_dump(), None, None, "x")[:2] == (1000, 1)
+
+
+def test_papers_curves_get_their_own_chart() -> None:
+    from pipeline.tracks.aiq.charts import draw_episode_lengths
+
+    measured = [{"agent": a, "series": a, "episode_length": el, "aiq": 40.0 + i,
+                 "ci_low": 38.0, "ci_high": 44.0} for i, a in enumerate(("freq", "mc-aixi"))
+                for el in (1000, 3000)]  # fmt: skip
+    paper = [{"agent": "freq (paper)", "series": "paper freq", "episode_length": el,
+              "aiq": 40.2, "source": "paper"} for el in (1000, 3000)]  # fmt: skip
+    charts = draw_episode_lengths({"records": measured + paper})
+    assert [c.suffix for c in charts] == ["", "-paper"]
+    assert {r["series"] for r in charts[0].records} == {"freq", "mc-aixi"}
+    assert {r["series"] for r in charts[1].records} == {"paper freq"}
+    assert draw_episode_lengths({"records": paper}) == []  # no measured point: nothing drawn

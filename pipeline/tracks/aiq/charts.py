@@ -35,8 +35,27 @@ def series_name(series: str, agent: str) -> str:
 
 
 def draw_episode_lengths(data: Any) -> list[ChartRequest]:
-    """Each agent's AIQ with its interval at each episode length (the paper's Fig. 1)."""
+    """Each agent's AIQ with its interval at each episode length (the paper's Fig. 1).
+
+    The paper's values get a chart of their own beside the measured one (same axes): eleven
+    series in one chart would share colours.
+    """
     rows = as_records(data) or []
+    measured = [r for r in rows if r.get("source") != "paper"]
+    paper = [r for r in rows if r.get("source") == "paper"]
+    charts = _episode_length_chart(measured, "AIQ vs episode length",
+                                   "Each agent's AIQ with its 95 % interval at each episode "
+                                   "length (Legg & Veness, Fig. 1)")  # fmt: skip
+    if charts:  # the paper's curves only beside measured ones
+        charts += _episode_length_chart(paper, "The paper's AIQ vs episode length",
+                                        "Legg & Veness's published AIQ of each agent at each "
+                                        "episode length (their Fig. 1)", "-paper")  # fmt: skip
+    return charts
+
+
+def _episode_length_chart(
+    rows: list[Any], title: str, what: str, suffix: str = ""
+) -> list[ChartRequest]:
     recs = []
     for r in rows:
         el: Any = r.get("episode_length")
@@ -58,13 +77,13 @@ def draw_episode_lengths(data: Any) -> list[ChartRequest]:
         return []
     return [
         LineChart(
-            "AIQ vs episode length",
+            title,
             recs,
             x=("episode length", "cycles, log scale"),
             y=("AIQ", "reward per cycle"),
             log_x=True,
-            what="Each agent's AIQ with its 95 % interval at each episode length "
-            "(Legg & Veness, Fig. 1)",
+            what=what,
+            suffix=suffix,
         )
     ]
 
