@@ -206,3 +206,32 @@ def test_papers_curves_get_their_own_chart() -> None:
     assert {r["series"] for r in charts[0].records} == {"freq", "mc-aixi"}
     assert {r["series"] for r in charts[1].records} == {"paper freq"}
     assert draw_episode_lengths({"records": paper}) == []  # no measured point: nothing drawn
+
+
+def test_a_board_without_fig1_points_draws_no_episode_length_chart(tmp_path: Path) -> None:
+    """A depth x search board (no agent at the paper's settings) shows Fig. 2, not Fig. 1."""
+    from test_aiq_track import bench_input, bundle_input
+
+    from pipeline.tracks.aiq.track import TRACK
+    from pipeline.tracks.base import ScoreContext
+
+    bench = tmp_path / "bench"
+    shutil.copytree(ROOT / "submissions" / "aiq-bf5-el10000" / "reference", bench / "reference")
+    manifest = (ROOT / "submissions" / "aiq-bf5-el10000" / "benchmark.toml").read_text()
+    manifest = manifest.replace('"stratified"', '"mc-antithetic"').replace("[10000]", "[40]")
+    (bench / "benchmark.toml").write_text(
+        manifest.replace("samples = 1000\nmin_samples = 1000", "samples = 4\nmin_samples = 2")
+    )
+    grid = [SweepJob(f"mc-aixi,depth={d},simulations=4", 40, 4, f"d{d}", f"D{d}", 2)
+            for d in (2, 4)]  # fmt: skip
+    other = [SweepJob("q0", 40, 4, "q0", "Q", 1)]
+
+    def charts(folders: list[Path]) -> set[str]:
+        result = TRACK.score(bench_input(bench), [bundle_input(f) for f in folders],
+                             ScoreContext())  # fmt: skip
+        assert all(r.verified for r in result.rows)
+        return set(result.charts)
+
+    sweep = charts(run_jobs(grid, bench))
+    assert "aiq_depth_search" in sweep and "aiq_vs_episode_length" not in sweep
+    assert "aiq_vs_episode_length" in charts(run_jobs(grid + other, bench))

@@ -226,13 +226,14 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
         "title": "AIQ per agent with 95% intervals",
         "records": per_agent,
     }
-    result.charts["aiq_vs_episode_length"] = {
-        "title": "AIQ against episode length (Legg & Veness Fig. 1)",
-        "x": {"field": "episode_length", "label": "episode length", "unit": "cycles"},
-        "y": {"field": "aiq", "label": "AIQ", "unit": "reward per cycle"},
-        "records": sorted(by_length, key=lambda r: (r["series"], r["episode_length"] or 0))
-        + _paper_points(s),
-    }
+    if by_length:  # the paper's curves alone (a Fig. 2 board) would compare nothing
+        result.charts["aiq_vs_episode_length"] = {
+            "title": "AIQ against episode length (Legg & Veness Fig. 1)",
+            "x": {"field": "episode_length", "label": "episode length", "unit": "cycles"},
+            "y": {"field": "aiq", "label": "AIQ", "unit": "reward per cycle"},
+            "records": sorted(by_length, key=lambda r: (r["series"], r["episode_length"] or 0))
+            + _paper_points(s),
+        }
     depth_search = _depth_search(searches)
     if depth_search:
         result.charts["aiq_depth_search"] = depth_search
