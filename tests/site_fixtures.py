@@ -423,6 +423,16 @@ def _make_store(path: Path, bundles: int, releases: int, big: int, seed: int, st
     return path
 
 
+TRAINED_BUNDLE = 1
+"""The AIQ bundle whose aiq.toml declares a ``[training]`` table (a trained policy)."""
+TRAINING = {
+    "seed": 11,
+    "steps": 50000,
+    "checkpoint_setting": "checkpoint",
+    "checkpoint": "q_table.npz",
+    "checkpoint_sha256": "ab" * 32,
+    "libraries": "gymnasium 1.0.0, numpy 2.1.3",
+}
 OWN_PRIORS_BUNDLE = 3
 """The g-index bundle that declared its own priors (the track marks it ``own-priors``)."""
 
@@ -431,6 +441,8 @@ def _details(track: str, i: int, agent: str, metric: str) -> dict[str, Any] | No
     """Marks as the tracks write them: the generality step agent, a g-index bundle's own ρ."""
     if track == "gindex" and i == OWN_PRIORS_BUNDLE and metric == "g_index":
         return {"marks": ["own-priors"], "declared_priors": {"default": -0.5}}
+    if track == "aiq" and i == TRAINED_BUNDLE:
+        return {"status": "verified", "training": dict(TRAINING)}
     if track != "generality" or (i, agent) != (STEP_AGENT[0], f"agent-{STEP_AGENT[1]}"):
         return None
     step = {"where": "all_solved", "spread": STEP_SPREAD, "tolerance": 1e-5}

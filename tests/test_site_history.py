@@ -120,3 +120,18 @@ def test_every_board_has_its_changelog_and_says_what_changed_since_the_release(
             assert "No change on this board since release" in note
         # the oldest section adds every entry the board had then
         assert "first version" in sections[-1] and _rows(sections[-1]) >= 1
+
+
+def test_a_trained_agents_page_shows_its_declared_training(twins_site: Path) -> None:
+    from site_fixtures import TRAINED_BUNDLE, TRAINING, _system
+
+    shown = set()
+    for page in sorted(twins_site.glob("systems/*/index.html")):
+        html = page.read_text(encoding="utf-8")
+        if "Training, as the bundle declares it" in html:
+            shown.add(page.parent.name)
+            box = html.split('<dl class="kv training">')[1].split("</dl>")[0]
+            for key in ("seed", "steps", "checkpoint_sha256", "libraries"):
+                assert str(TRAINING[key]) in box
+    # exactly the system whose AIQ bundle declared one (a name may also hold other boards)
+    assert shown == {stable_slug(_system("aiq-demo", TRAINED_BUNDLE))}

@@ -333,6 +333,9 @@ class SystemEntry:
     badges: tuple[Badge, ...]
     score: str = ""
     metric: str = ""
+    training: tuple[tuple[str, str], ...] = ()
+    """How the agent was trained, as its bundle declares it (label, value): AIQ's
+    ``[training]`` of aiq.toml (seed, steps, checkpoint SHA-256, library versions)."""
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from collections import defaultdict
 from collections.abc import Callable
@@ -14,6 +15,38 @@ from pipeline.site.standings import Entry, history
 from pipeline.site.widgets import badges, blocks, score_cell
 from pipeline.store.rows import BundleRow, ScoreRecord
 from pipeline.tracks import metric_info
+
+TRAINING_LABELS = {
+    "seed": "declared training seed",
+    "steps": "training steps",
+    "checkpoint_setting": "checkpoint setting",
+    "checkpoint": "checkpoint file",
+    "checkpoint_sha256": "checkpoint SHA-256",
+    "libraries": "library versions",
+}
+TRAINING_CHARS = 300
+"""Longest value shown from a bundle's training table (bundle text is untrusted)."""
+
+
+def training_items(data: object) -> tuple[tuple[str, str], ...]:
+    """The ``[training]`` table a bundle declared, as (label, value) lines for its page.
+
+    Known keys first, in the order a reader checks a run (seed, steps, checkpoint, its
+    SHA-256, libraries), then any other key; values are text, cut to
+    :data:`TRAINING_CHARS` (the page escapes them).
+    """
+    if not isinstance(data, dict):
+        return ()
+    keys = [k for k in TRAINING_LABELS if k in data]
+    keys += sorted(str(k) for k in data if k not in TRAINING_LABELS)
+    out = []
+    for k in keys:
+        v = data[k]
+        text = v if isinstance(v, str) else json.dumps(v, ensure_ascii=False, sort_keys=True)
+        if len(text) > TRAINING_CHARS:
+            text = text[: TRAINING_CHARS - 1] + "…"
+        out.append((TRAINING_LABELS.get(k, k.replace("_", " ")), text))
+    return tuple(out)
 
 
 def _value(rec: ScoreRecord | None) -> str:
@@ -151,6 +184,7 @@ def _system_pages(
             badges(site, vd, bm, e),
             _value(e.metrics.get(first)),
             metric_info(first).label,
+            training_items(e.primary.training) if detailed else (),
         )
         if k < PAGE_ENTRIES:
             entries.append(here)

@@ -95,6 +95,10 @@ class ScoreRecord:
     marks: tuple[str, ...] = ()
     """The track's ``details.marks``: facts a reader must see beside the number (``own-priors``:
     the bundle declared its own g-index priors; it is ranked with the benchmark's)."""
+    training: Any = None
+    """The track's ``details.training``: how a trained agent was made, as its bundle declares
+    it (AIQ: the ``[training]`` table of aiq.toml: seed, steps, checkpoint and its SHA-256,
+    library versions); shown on the entry's system page. Untrusted bundle text."""
 
 
 @dataclass(frozen=True)

@@ -128,13 +128,15 @@ def read_snapshot(
             code_version=r["code_version"] or "",
             display=_loads(r["display"]),
             marks=tuple(str(m) for m in (_loads(r["marks"]) or ()) if isinstance(m, str)),
+            training=_loads(r["training"]),
         )
         for r in _records(
             store,
             "select release, benchmark, bundle, content_hash, agent, metric, value, ci_low, "
             "ci_high, rank, verified, code_version, "
             "json_extract(details, '$.display') as display, "
-            "json_extract(details, '$.marks') as marks from scores "
+            "json_extract(details, '$.marks') as marks, "
+            "json_extract(details, '$.training') as training from scores "
             "order by release, benchmark, bundle, agent, metric",
         )
     )
