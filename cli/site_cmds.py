@@ -17,17 +17,22 @@ def build(
             "--out", "-o", help="Where the site goes (replaced atomically; default public)."
         ),
     ] = Path("public"),
+    full: Annotated[
+        bool, typer.Option("--full", help="Make every file again (ignore the previous build).")
+    ] = False,
 ) -> None:
     """Build the static site (leaderboards, releases, charts, data, API, feed) from the store.
 
     The store is opened read-only. The site is written to a temporary folder, every internal
     link is checked, and only then does it replace OUT; a failed build leaves OUT as it was.
     Set SOURCE_DATE_EPOCH to fix the build date (builds are byte-identical either way).
+    Only files whose inputs changed since the last build of OUT are made again (nothing when
+    the store did not change); the result is the same as with --full.
     """
     from pipeline.site.build import build_site
 
     with progress_reporter() as progress:
-        report = build_site(STATE.db_path, out, progress=progress)
+        report = build_site(STATE.db_path, out, progress=progress, incremental=not full)
     info(
         f"built {report.pages} pages ({report.files} files, {report.bytes / 1e6:.1f} MB) for "
         f"{report.benchmarks} benchmark(s) and {len(report.versions)} version(s) "

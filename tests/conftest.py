@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -9,6 +10,11 @@ import pytest
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOOD = FIXTURES / "good"
+
+# Builds keep their chart cache next to the store; tests put stores in temporary folders, so
+# they share the user's cache instead (drawing every chart of every test site cold is slow).
+os.environ.setdefault("GMETER_CACHE_DIR", str(
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "gmeter"))
 
 
 @pytest.fixture

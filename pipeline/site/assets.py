@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -20,13 +22,42 @@ from pipeline.errors import BuildError
 STATIC_DIR = Path(__file__).resolve().parents[2] / "site_templates" / "static"
 
 
+_CACHE: list[Path] = []  # the folder of the build in progress (innermost last)
+
+
 def cache_dir() -> Path:
-    """Where the generated bundle is cached: ``$GMETER_CACHE_DIR``, else the XDG cache."""
+    """Where drawn charts, the Vega bundle and the compact store are cached.
+
+    ``$GMETER_CACHE_DIR``, else the folder of the build in progress (:func:`using_cache`:
+    ``cache/`` next to the store, i.e. ``.gmeter/cache`` in a repository, which CI can keep
+    between runs), else the user's XDG cache.
+    """
     env = os.environ.get("GMETER_CACHE_DIR")
     if env:
         return Path(env)
+    if _CACHE:
+        return _CACHE[-1]
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "gmeter"
+
+
+def store_cache_dir(db_path: Path) -> Path:
+    """The cache folder of builds from the store at ``db_path``.
+
+    ``$GMETER_CACHE_DIR``, else ``cache/`` in the store's folder.
+    """
+    env = os.environ.get("GMETER_CACHE_DIR")
+    return Path(env) if env else Path(db_path).resolve().parent / "cache"
+
+
+@contextmanager
+def using_cache(folder: Path) -> Iterator[None]:
+    """Within the block, :func:`cache_dir` is ``folder`` (unless ``$GMETER_CACHE_DIR``)."""
+    _CACHE.append(Path(folder))
+    try:
+        yield
+    finally:
+        _CACHE.pop()
 
 
 @lru_cache(maxsize=1)

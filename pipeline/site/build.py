@@ -131,24 +131,6 @@ def _swap(tmp: Path, out: Path) -> None:
         os.replace(tmp, out)
 
 
-class _Writer:
-    """Writes UTF-8 files under a root, creating each folder once."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.made: set[str] = set()
-
-    def __call__(self, rel: str, text: str) -> int:
-        folder = os.path.dirname(rel)
-        if folder not in self.made:
-            (self.root / folder).mkdir(parents=True, exist_ok=True)
-            self.made.add(folder)
-        data = text.encode("utf-8")
-        with open(self.root / rel, "wb") as f:
-            f.write(data)
-        return len(data)
-
-
 def base_url(value: str | None = None) -> str:
     """The site's absolute base path: ``value``, else ``$GMETER_BASE_URL``, else ``/``.
 
@@ -194,11 +176,14 @@ def build_site(
     progress: ProgressFn | None = None,
     base: str | None = None,
     search: bool = True,
+    incremental: bool = True,
 ) -> BuildReport:
     """Build the whole site from the store at ``db_path`` into ``out`` (atomically).
 
     ``base`` is the site's absolute base path (see :func:`base_url`); ``search`` builds the
-    Pagefind index (``pagefind/``).
+    Pagefind index (``pagefind/``). With ``incremental`` (the default) the previous build of
+    ``out`` is used (:mod:`pipeline.site.incremental`): nothing is done when nothing changed,
+    and unchanged files are taken over; the result is the same either way.
 
     Raises
     ------
@@ -208,11 +193,8 @@ def build_site(
     StoreError
         When the store is missing or not a gmeter store.
     """
-    from pipeline.site import assemble as site_pages
-    from pipeline.site import exports, linkcheck, render
-    from pipeline.site import model as site_model
-    from pipeline.site.assets import write_assets
-    from pipeline.store import open_store
+    from pipeline.site.assets import store_cache_dir, using_cache
+    from pipeline.site.incremental import BuildState, state_path
 
     started = time.perf_counter()
     base_path = base_url(base)
@@ -220,70 +202,124 @@ def build_site(
     _check_out(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     _sweep_stale(out)
+    cache = store_cache_dir(Path(db_path))
+    states = state_path(Path(db_path).resolve().parent, out)
+    old = BuildState.load(states) if incremental and (out / MARKER).is_file() else None
+    kept_files = {name: (out / name).read_bytes() for name in KEEP
+                  if (out / name).is_file() and not (out / name).is_symlink()}  # fmt: skip
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-{os.getpid()}-", dir=out.parent))
     try:
-        with open_store(Path(db_path), read_only=True) as store:
-            snapshot = read_snapshot(store)
-            site = site_model.analyse(snapshot)
-            exports.export_data(store, tmp / "data")
-            exports.write_raw_files(store, site, tmp)
-        pages, specs = site_pages.build_pages(site, base_path)
-        write = _Writer(tmp)
-        built = snapshot.site_date.isoformat()
-        from pipeline.site.model import site_url
-
-        absolute = site_url(base_path)
-        extra = {"generator": snapshot.generator, "built": built, "site_url": absolute or base_path}
-        total = 0
-        for i, page in enumerate(pages):
-            total += write(page.path, render.render(page.template, page.context, **extra))
-            if progress and (i % 50 == 0 or i == len(pages) - 1):
-                progress("rendering pages", i + 1, len(pages))
-        for spec in specs:
-            text = spec.text if spec.spec is None else render.dumps(spec.spec) + "\n"
-            total += write(spec.path, text)
-        for rel, doc in sorted(exports.api_documents(site).items()):
-            total += write(rel, render.dumps(doc) + "\n")
-        total += write("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
-        # release copies point to the current pages (canonical), so only current pages are listed
-        listed = [
-            p.path for p in pages if not p.path.startswith("releases/") and p.path != "404.html"
-        ]
-        total += write("sitemap.xml", sitemap(listed, absolute or base_path))
-        write_assets(tmp)
-        for name in KEEP:
-            kept = out / name
-            if kept.is_file() and not kept.is_symlink():
-                shutil.copyfile(kept, tmp / name)
-        write(".nojekyll", "")
-        write(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
-        if search:
-            from pipeline.site.search import index_site
-
-            index_site(tmp)
-        listing = exports.manifest(tmp)
-        write("data/manifest.json", render.dumps(listing) + "\n")
-        broken = linkcheck.check_site(tmp, base=base_path)
-        if broken:
-            shown = "\n".join(f"  {b}" for b in broken[:20])
-            more = f"\n  … and {len(broken) - 20} more" if len(broken) > 20 else ""
-            raise BuildError(
-                f"{len(broken)} broken internal link(s):\n{shown}{more}",
-                hint="the previous site was left in place",
-            )
-        n_files = len(listing["files"]) + 1
-        n_bytes = sum(int(f["size"]) for f in listing["files"])
-        _swap(tmp, out)
+        with using_cache(cache):
+            return _build(db_path, out, tmp, old, states, kept_files, base_path, search,
+                          incremental, progress, started)
     finally:
         # Whatever failed, the half-built folder goes and the previous site stays.
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
-    return BuildReport(
-        out,
-        len(pages),
-        n_files,
-        n_bytes,
-        tuple(v.version.name for v in site.versions),
-        len(site.latest.benchmarks) if site.latest else 0,
-        time.perf_counter() - started,
-    )
+
+
+def _build(
+    db_path: Path,
+    out: Path,
+    tmp: Path,
+    old: Any,
+    states: Path,
+    kept_files: dict[str, bytes],
+    base_path: str,
+    search: bool,
+    incremental: bool,
+    progress: ProgressFn | None,
+    started: float,
+) -> BuildReport:
+    """The phases of :func:`build_site` inside its temporary folder and chart cache."""
+    from pipeline.site import assemble as site_pages
+    from pipeline.site import exports, linkcheck, render, svgrender
+    from pipeline.site import model as site_model
+    from pipeline.site.assets import write_assets
+    from pipeline.site.incremental import Ledger, code_digest, key_of
+    from pipeline.site.model import site_url
+    from pipeline.store import open_store
+
+    with open_store(Path(db_path), read_only=True) as store:
+        absolute = site_url(base_path)
+        whole = key_of(code_digest(), sorted(store.fingerprints().items()), base_path,
+                       absolute, search, os.environ.get("SOURCE_DATE_EPOCH", "").strip(),
+                       sorted(kept_files.items()))  # fmt: skip
+        if old is not None and old.key == whole and old.intact(out):
+            # Nothing the site is made from changed, and the site is as it was left.
+            r = old.report
+            return BuildReport(out, int(r["pages"]), int(r["files"]), int(r["bytes"]),
+                               tuple(r["versions"]), int(r["benchmarks"]),
+                               time.perf_counter() - started)  # fmt: skip
+        ledger = Ledger(tmp, out, old)
+        snapshot = read_snapshot(store)
+        site = site_model.analyse(snapshot)
+        exports.export_data(store, tmp / "data", ledger)
+        exports.write_raw_files(store, site, tmp, ledger)
+        with svgrender.batched() as batch:
+            pages, specs = site_pages.build_pages(site, base_path)
+        if batch.deferred:  # many new charts (a cold cache): drawn on all cores, then again
+            svgrender.draw_all(batch)
+            pages, specs = site_pages.build_pages(site, base_path)
+    code = code_digest()
+    built = snapshot.site_date.isoformat()
+    extra = {"generator": snapshot.generator, "built": built, "site_url": absolute or base_path}
+    total = 0
+    for i, page in enumerate(pages):
+        key = key_of(code, page.template, page.context, extra)
+
+        def make(p: Any = page) -> str:
+            return render.render(p.template, p.context, **extra)
+
+        total += ledger.page(page.path, key, make)
+        if progress and (i % 50 == 0 or i == len(pages) - 1):
+            progress("rendering pages", i + 1, len(pages))
+    for spec in specs:
+        text = spec.text if spec.spec is None else render.dumps(spec.spec) + "\n"
+        total += ledger.text(spec.path, text)
+    for rel, doc in sorted(exports.api_documents(site).items()):
+        total += ledger.text(rel, render.dumps(doc) + "\n")
+    total += ledger.text("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
+    # release copies point to the current pages (canonical), so only current pages are listed
+    listed = [p.path for p in pages if not p.path.startswith("releases/") and p.path != "404.html"]
+    total += ledger.text("sitemap.xml", sitemap(listed, absolute or base_path))
+    write_assets(tmp)
+    ledger.adopt_tree("assets")
+    for name, data in kept_files.items():
+        ledger.write(name, data)
+    ledger.text(".nojekyll", "")
+    ledger.text(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
+    if search:
+        from pipeline.site.search import index_site
+
+        pages_key = key_of(sorted((rel, v[0]) for rel, v in ledger.new.files.items()
+                                  if rel.endswith(".html")))  # fmt: skip
+        if not ledger.reuse_tree("pagefind/", pages_key):
+            frozen = {vd.prefix.split("/")[0] for vd in site.versions if vd.prefix}
+            index_site(tmp, skip=sorted(frozen))
+            ledger.adopt_tree("pagefind")
+            ledger.new.keys["pagefind/"] = pages_key
+    ledger.adopt_tree()  # anything another writer left
+    listing = ledger.manifest(exclude="data/manifest.json")
+    ledger.text("data/manifest.json", render.dumps(listing) + "\n")
+    broken = linkcheck.check_site(tmp, base=base_path, known=ledger.known_links(),
+                                  parsed_out=ledger.new.links)  # fmt: skip
+    if broken:
+        shown = "\n".join(f"  {b}" for b in broken[:20])
+        more = f"\n  … and {len(broken) - 20} more" if len(broken) > 20 else ""
+        raise BuildError(
+            f"{len(broken)} broken internal link(s):\n{shown}{more}",
+            hint="the previous site was left in place",
+        )
+    n_files = len(listing["files"]) + 1
+    n_bytes = sum(int(f["size"]) for f in listing["files"])
+    versions = tuple(v.version.name for v in site.versions)
+    n_benchmarks = len(site.latest.benchmarks) if site.latest else 0
+    _swap(tmp, out)
+    ledger.new.key = whole
+    ledger.new.report = {"pages": len(pages), "files": n_files, "bytes": n_bytes,
+                         "versions": list(versions), "benchmarks": n_benchmarks}
+    if incremental:
+        ledger.new.save(states)
+    return BuildReport(out, len(pages), n_files, n_bytes, versions, n_benchmarks,
+                       time.perf_counter() - started)

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pipeline.site.incremental import Ledger, key_of
 from pipeline.site.model import Site, raw_path, safe_segment
 from pipeline.site.pages import FeedEntry, FeedPage
 from pipeline.site.standings import Standing, Version
@@ -36,14 +37,30 @@ def _num(v: float | None) -> float | str | None:
     return v
 
 
-def export_data(store: Store, dest: Path) -> list[str]:
-    """Publish a compact copy of the DuckDB file and one Parquet + one CSV per table/view."""
+def export_data(store: Store, dest: Path, ledger: Ledger | None = None) -> list[str]:
+    """Publish a compact copy of the DuckDB file and one Parquet + one CSV per table/view.
+
+    With a ``ledger`` (an incremental build, ``dest`` being its ``data/``), a table whose rows
+    are unchanged since the previous build keeps its files; a view's files are kept while
+    no table changed.
+    """
     dest.mkdir(parents=True, exist_ok=True)
-    _publish_duckdb(Path(store.path), dest / "gmeter.duckdb")
+    prints = store.fingerprints() if ledger is not None else {}
+    whole = key_of("store", sorted(prints.items()))
+    if ledger is None or not ledger.reuse("data/gmeter.duckdb", whole):
+        _publish_duckdb(Path(store.path), dest / "gmeter.duckdb")
+        if ledger is not None:
+            ledger.adopt(["data/gmeter.duckdb"], whole)
     names = store.table_names()
     for name in names:
-        store.export_table(name, dest / f"{name}.parquet", "parquet")
-        store.export_table(name, dest / f"{name}.csv", "csv")
+        key = key_of("table", name, prints[name]) if name in prints else whole
+        for ext in ("parquet", "csv"):
+            rel = f"data/{name}.{ext}"
+            if ledger is not None and ledger.reuse(rel, key):
+                continue
+            store.export_table(name, dest / f"{name}.{ext}", ext)
+            if ledger is not None:
+                ledger.adopt([rel], key)
     return names
 
 
@@ -110,8 +127,12 @@ def _published(path: str, data: bytes) -> bytes:
     return data
 
 
-def write_raw_files(store: Store, site: Site, root: Path) -> int:
-    """Publish the files of every bundle version shown on the site; return how many."""
+def write_raw_files(store: Store, site: Site, root: Path, ledger: Ledger | None = None) -> int:
+    """Publish the files of every bundle version shown on the site; return how many.
+
+    Addresses are content-addressed, so with a ``ledger`` a file the previous build
+    published is taken over without reading it from the store.
+    """
     hashes = sorted(
         {e.content_hash for vd in site.versions for st in vd.standings.values() for e in st.entries}
     )
@@ -120,12 +141,23 @@ def write_raw_files(store: Store, site: Site, root: Path) -> int:
         chunk = [h for h in hashes[start : start + BATCH] if re.fullmatch(r"[0-9a-f]{8,128}", h)]
         if not chunk:
             continue
+        if ledger is not None:
+            paths = store.bundle_file_paths(chunk)
+            kept = {(h, p) for h, p in paths if ledger.reuse(raw_path(h, p), "raw")}
+            count += len(kept)
+            chunk = sorted({h for h, p in paths if (h, p) not in kept})
+        else:
+            kept = set()
         rows = [(h, path, data) for h in chunk
-                for path, data in sorted(store.bundle_files(h).items())]
+                for path, data in sorted(store.bundle_files(h).items()) if (h, path) not in kept]
         for h, path, data in rows:
-            target = root / raw_path(h, path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(_published(path, bytes(data)))
+            rel = raw_path(h, path)
+            if ledger is not None:
+                ledger.write(rel, _published(path, bytes(data)), "raw")
+            else:
+                target = root / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(_published(path, bytes(data)))
             count += 1
     return count
 

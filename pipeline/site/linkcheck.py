@@ -18,8 +18,10 @@ import html
 import os
 import posixpath
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 _JSON_SCRIPT = re.compile(r'<script type="application/json"[^>]*>.*?</script>', re.S)
@@ -71,11 +73,21 @@ def parse_links(text: str) -> tuple[list[tuple[str, bool]], set[str]]:
     return links, ids
 
 
-def check_site(root: Path, *, base: str = "/") -> list[BrokenLink]:
+def check_site(
+    root: Path,
+    *,
+    base: str = "/",
+    known: Mapping[str, Sequence[Any]] | None = None,
+    parsed_out: dict[str, list[Any]] | None = None,
+) -> list[BrokenLink]:
     """Check every HTML page under ``root``; return the broken links, sorted.
 
     Pages link relatively, except ``404.html``: a server shows it at any depth, so it links
     from the site's absolute ``base`` path, and its links are checked below that base.
+
+    ``known`` gives the ``[links, ids]`` of pages already parsed (an incremental build's
+    pages taken over unchanged): they are checked against the new site without being read.
+    ``parsed_out`` receives the ``[links, ids]`` of every page, for the next build.
     """
     root = Path(root)
     files: set[str] = set()
@@ -89,8 +101,13 @@ def check_site(root: Path, *, base: str = "/") -> list[BrokenLink]:
 
     def page(rel: str) -> _Parsed:
         if rel not in parsed:
-            links, ids = parse_links((root / rel).read_text(encoding="utf-8"))
-            parsed[rel] = _Parsed(tuple(links), frozenset(ids))
+            if known is not None and rel in known:
+                links, ids = known[rel]
+                parsed[rel] = _Parsed(tuple((str(a), bool(b)) for a, b in links),
+                                      frozenset(str(i) for i in ids))  # fmt: skip
+            else:
+                found, found_ids = parse_links((root / rel).read_text(encoding="utf-8"))
+                parsed[rel] = _Parsed(tuple(found), frozenset(found_ids))
         return parsed[rel]
 
     broken: list[BrokenLink] = []
@@ -102,6 +119,9 @@ def check_site(root: Path, *, base: str = "/") -> list[BrokenLink]:
             reason = _check(link, resource, base_dir, rel_page, files, dirs, page)
             if reason:
                 broken.append(BrokenLink(rel_page, link, reason))
+    if parsed_out is not None:
+        for rel, p in parsed.items():
+            parsed_out[rel] = [[list(x) for x in p.links], sorted(p.ids)]
     return sorted(set(broken))
 
 

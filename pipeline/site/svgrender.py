@@ -8,7 +8,8 @@ when they ask for interaction. Two widths are drawn — :data:`WIDE` for desktop
 Rendering is the slow part of a build, so results are memoised in-process and cached on disk
 (keyed by the spec, the width and the vl-convert version) next to the Vega bundle: a rebuild
 with unchanged charts renders nothing. The cache is only an optimisation; any failure to use
-it is ignored.
+it is ignored. A build that meets many charts missing from the cache (a cold one) draws them
+in parallel on the local executor (:func:`batched`, :func:`draw_all`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ import copy
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BuildError
@@ -88,15 +92,37 @@ def _key(spec: dict[str, Any], width: int) -> str:
     return hashlib.sha256(f"{_version()}|{width}|{text}".encode()).hexdigest()
 
 
+_GRADIENT = re.compile(r"gradient_(\d+)")
+
+
+def canonical_ids(svg: str) -> str:
+    """Number the SVG's gradients 1, 2, … in order of appearance.
+
+    Vega numbers them with a counter of the whole drawing process, so the same chart drawn
+    after other charts (or in another worker) would get other ids; renumbered, a chart's SVG
+    depends on its spec alone. Each SVG is its own document (``<img>``), so ids never meet.
+    """
+    if "gradient_" not in svg:
+        return svg
+    order: dict[str, str] = {}
+    for m in _GRADIENT.finditer(svg):
+        order.setdefault(m.group(1), str(len(order) + 1))
+    return _GRADIENT.sub(lambda m: "gradient_" + order[m.group(1)], svg)
+
+
 def _tidy(svg: str) -> str:
     # A stray "undefined"/"NaN" text is a bug in the chart's data (tests fail on it); a
     # visitor still must never read it, so the drawn text becomes a dash.
     return _BAD_TEXT.sub(">—<", svg)
 
 
+def _cache_file(key: str) -> Path:
+    return cache_dir() / "svg" / f"{key[:40]}.svg"
+
+
 @lru_cache(maxsize=4096)
 def _render_cached(key: str, text: str, width: int) -> str:
-    path = cache_dir() / "svg" / f"{key[:40]}.svg"
+    path = _cache_file(key)
     try:
         return path.read_text(encoding="utf-8")
     except OSError:
@@ -114,11 +140,77 @@ def _render_cached(key: str, text: str, width: int) -> str:
     return svg
 
 
+DEFER_AFTER = 12
+"""Charts missing from the cache that a batch draws one by one before it only lists the rest."""
+
+
+@dataclass
+class Batch:
+    """Charts met while assembling the pages (see :func:`batched`)."""
+
+    misses: int = 0
+    deferred: dict[str, str] = field(default_factory=dict)  # key → sized spec (JSON)
+
+
+_BATCHES: list[Batch] = []
+
+
+@contextmanager
+def batched() -> Iterator[Batch]:
+    """Collect the charts missing from the cache while pages are assembled.
+
+    Beyond :data:`DEFER_AFTER` misses, charts are listed in the batch (and drawn blank)
+    instead of drawn; :func:`draw_all` then draws them on all cores and the caller assembles
+    the pages again. A build with few new charts (one new bundle) draws them in place and
+    never assembles twice.
+    """
+    batch = Batch()
+    _BATCHES.append(batch)
+    try:
+        yield batch
+    finally:
+        _BATCHES.pop()
+
+
+def _draw(text: str) -> str | None:
+    """Draw one sized spec (JSON) in a worker; ``None`` if Vega cannot (reported later)."""
+    import vl_convert
+
+    try:
+        return _tidy(vl_convert.vegalite_to_svg(json.loads(text)))
+    except Exception:  # drawn again in the build process, whose BuildError names it
+        return None
+
+
+def draw_all(batch: Batch, workers: int | None = None) -> int:
+    """Draw every deferred chart of ``batch`` in parallel into the cache; return how many."""
+    from pipeline.executor import get_executor
+
+    keys = sorted(batch.deferred)
+    if not keys:
+        return 0
+    texts = [batch.deferred[k] for k in keys]
+    with get_executor("local", workers) as ex:
+        drawn = ex.map(_draw, texts, label="drawing charts")
+    for key, svg in zip(keys, drawn, strict=True):
+        if svg is not None:
+            cache_put(_cache_file(key), svg)
+    batch.deferred.clear()
+    return len(keys)
+
+
 def render(spec: dict[str, Any], width: int) -> Svg:
     """Draw ``spec`` at ``width`` as SVG (memoised and cached on disk)."""
     s = sized(spec, width)
     text = json.dumps(s, sort_keys=True, separators=(",", ":"), default=str)
-    svg = _render_cached(_key(s, width), text, width)
+    key = _key(s, width)
+    batch = _BATCHES[-1] if _BATCHES else None
+    if batch is not None and not _cache_file(key).is_file():
+        batch.misses += 1
+        if batch.misses > DEFER_AFTER:
+            batch.deferred[key] = text
+            return Svg("", width, 300)
+    svg = canonical_ids(_render_cached(key, text, width))
     m = _SIZE.search(svg)
     w, h = (round(float(m.group(1))), round(float(m.group(2)))) if m else (width, 300)
     return Svg(svg, w, h)

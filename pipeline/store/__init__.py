@@ -479,6 +479,13 @@ class Store:
                 return rec
         raise StoreError(f"bundle {benchmark}/{bundle_id}@{content_hash[:12]} is not in the store")
 
+    def bundle_file_paths(self, hashes: Sequence[str]) -> list[tuple[str, str]]:
+        """(content hash, path) of every file of these bundle versions, without the bytes."""
+        rows = self.con.execute(
+            "select content_hash, path from bundle_files where list_contains(?, content_hash) "
+            "order by content_hash, path", [sorted(set(hashes))]).fetchall()  # fmt: skip
+        return [(r[0], r[1]) for r in rows]
+
     def bundle_files(self, content_hash: str) -> dict[str, bytes]:
         """The files of one bundle version."""
         return self._files("bundle_files", content_hash)
@@ -796,6 +803,24 @@ class Store:
             return [], []
         cols = [d[0] for d in cur.description]
         return cols, cur.fetchall()
+
+    def fingerprints(self) -> dict[str, str]:
+        """Table → a fingerprint of its rows (row count and the sum of DuckDB's row hashes).
+
+        Equal fingerprints mean equal contents, whatever the physical layout (a rewritten row,
+        a checkpoint); one pass over each table, blobs included. The build compares them
+        with the previous build's to export only the tables that changed.
+        """
+        names = [r[0] for r in self.con.execute(
+            "select table_name from information_schema.tables where table_schema = 'main' "
+            "and table_type = 'BASE TABLE' order by table_name").fetchall()]  # fmt: skip
+        out = {}
+        for name in names:
+            row = self.con.execute(
+                f'select count(*), coalesce(sum(hash(t)::hugeint), 0)::varchar from "{name}" t'
+            ).fetchone()
+            out[name] = f"{row[0]}:{row[1]}" if row else ""
+        return out
 
     def table_names(self) -> list[str]:
         """Tables and views in the main schema, sorted."""

@@ -1,0 +1,184 @@
+"""Incremental builds: the same bytes as a full build, with only what changed made again."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from site_fixtures import NOW, make_store
+
+import pipeline.site.incremental as incremental
+from pipeline.site import render
+from pipeline.site.build import build_site
+from pipeline.store import open_store
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes()
+            for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
+
+
+def inodes(root: Path) -> dict[str, int]:
+    return {p.relative_to(root).as_posix(): p.stat().st_ino
+            for p in sorted(root.rglob("*")) if p.is_file()}  # fmt: skip
+
+
+def add_bundle(db: Path, benchmark: str = "gindex-demo") -> None:
+    """A new bundle and its score in the current state of one benchmark (as score writes)."""
+    from site_fixtures import _put_bundle
+
+    with open_store(db) as s:
+        with s.transaction():
+            _put_bundle(s, benchmark, 77, "f" * 64)
+        rows = s.current_scores(benchmark)
+        top = next(r for r in rows if r["metric"] == "g_index")
+        new = dict(top, bundle="b0077", content_hash="f" * 64, agent="Newcomer 77",
+                   value=top["value"] + 1.0, rank=1)  # fmt: skip
+        _, charts = s.query("select name, data from charts where release = 'current' "
+                            f"and benchmark = '{benchmark}'")  # fmt: skip
+        s.replace_scores(release="current", benchmark=benchmark, benchmark_hash="h",
+                         track="gindex", rows=[*rows, new],
+                         charts={n: json.loads(d) for n, d in charts}, code_version="t",
+                         seed=1, options={}, notes=["one more"], now=NOW)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Its own chart cache: the compact DuckDB copy is cached by the store's digest, one at a
+    # time, and a shared cache may be swept by another build between two of these builds.
+    return tmp_path_factory.mktemp("cache")
+
+
+@pytest.fixture
+def built(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    monkeypatch.setenv("GMETER_CACHE_DIR", str(cache))
+    db = make_store(tmp_path / "store" / "s.duckdb", bundles=4, releases=2)
+    out = tmp_path / "site"
+    build_site(db, out, search=False)
+    return db, out
+
+
+def test_an_unchanged_store_rewrites_nothing(built, monkeypatch):
+    db, out = built
+    before = inodes(out)
+    monkeypatch.setattr(incremental.Ledger, "write", None)  # any write would fail
+    report = build_site(db, out, search=False)
+    assert inodes(out) == before and report.pages > 0
+
+
+def test_a_new_bundle_remakes_what_it_touches_and_equals_a_full_build(built, tmp_path):
+    db, out = built
+    before = inodes(out)
+    add_bundle(db)
+    build_site(db, out, search=False)
+    full = tmp_path / "full"
+    build_site(db, full, search=False, incremental=False)
+    assert tree(out) == tree(full)
+    after = inodes(out)
+    kept = {rel for rel, ino in after.items() if before.get(rel) == ino}
+    assert any(rel.startswith("releases/") and rel.endswith("index.html") for rel in kept)
+    assert "benchmarks/gindex-demo/index.html" not in kept  # the board changed
+    assert "data/scores.parquet" not in kept and "data/releases.parquet" in kept
+    assert len(kept) > len(after) / 2
+
+
+def test_a_file_edited_by_hand_or_new_code_means_making_it_again(built, tmp_path, monkeypatch):
+    db, out = built
+    page = out / "index.html"
+    page.write_bytes(page.read_bytes() + b"<!-- edited -->")
+    build_site(db, out, search=False)
+    full = tmp_path / "full"
+    build_site(db, full, search=False, incremental=False)
+    assert tree(out) == tree(full)
+    rendered: list[str] = []
+    real = render.render
+
+    def counting(template: str, *args: object, **kwargs: object) -> str:
+        rendered.append(template)
+        return real(template, *args, **kwargs)
+
+    monkeypatch.setattr(render, "render", counting)
+    assert build_site(db, out, search=False).pages and not rendered  # unchanged: none
+    monkeypatch.setattr(incremental, "code_digest", lambda: "other code")
+    report = build_site(db, out, search=False)
+    assert len(rendered) == report.pages + 1  # every page (and the feed) made again
+    assert tree(out) == tree(full)
+
+
+def test_the_search_index_follows_the_pages(built, tmp_path):
+    db, out = built
+    build_site(db, out)  # the index is made (it was not)
+    index = out / "pagefind" / "pagefind.js"
+    first = index.stat().st_ino
+    build_site(db, out)
+    assert index.stat().st_ino == first  # nothing changed: not even checked again
+    add_bundle(db)
+    build_site(db, out)
+    full = tmp_path / "full"
+    build_site(db, full, incremental=False)
+    assert tree(out) == tree(full)
+
+
+def test_a_lost_or_broken_state_means_a_full_build(built, tmp_path):
+    db, out = built
+    for state in (db.parent / "builds").glob("*.json"):
+        state.write_text("{not json")
+    add_bundle(db)
+    build_site(db, out, search=False)
+    full = tmp_path / "full"
+    build_site(db, full, search=False, incremental=False)
+    assert tree(out) == tree(full)
+    assert os.listdir(db.parent / "builds")
+
+
+def test_a_cold_cache_is_drawn_in_parallel_with_the_same_bytes(tmp_path, monkeypatch):
+    from pipeline.site import svgrender
+
+    db = make_store(tmp_path / "store" / "s.duckdb", bundles=3, releases=1)
+    drawn: list[int] = []
+    real = svgrender.draw_all
+
+    def counting(batch: svgrender.Batch, workers: int | None = None) -> int:
+        drawn.append(real(batch, 2))
+        return drawn[-1]
+
+    monkeypatch.setattr(svgrender, "draw_all", counting)
+    sites = []
+    for name, defer in (("serial", 10**6), ("parallel", 0)):
+        monkeypatch.setenv("GMETER_CACHE_DIR", str(tmp_path / f"cache-{name}"))
+        monkeypatch.setattr(svgrender, "DEFER_AFTER", defer)
+        svgrender._render_cached.cache_clear()  # a cold process too
+        build_site(db, tmp_path / name, search=False, incremental=False)
+        sites.append({k: v for k, v in tree(tmp_path / name).items()
+                      if k not in ("data/gmeter.duckdb", "data/manifest.json")})  # fmt: skip
+    assert drawn and drawn[0] > 0
+    assert sites[0] == sites[1]
+
+
+def test_gradient_ids_depend_on_the_chart_alone():
+    from pipeline.site.svgrender import canonical_ids
+
+    a = '<defs><linearGradient id="gradient_8"/><linearGradient id="gradient_12"/></defs>' \
+        '<path fill="url(#gradient_12)"/><path fill="url(#gradient_8)"/>'
+    b = a.replace("gradient_8", "gradient_3").replace("gradient_12", "gradient_1")
+    assert canonical_ids(a) == canonical_ids(b)
+    assert 'id="gradient_1"' in canonical_ids(a) and "url(#gradient_2)" in canonical_ids(a)
+    assert canonical_ids("<svg/>") == "<svg/>"
+
+
+def test_the_publish_workflow_keeps_the_chart_cache_of_the_default_store(monkeypatch):
+    import yaml
+
+    from pipeline.site.assets import store_cache_dir
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.delenv("GMETER_CACHE_DIR", raising=False)
+    want = store_cache_dir(root / ".gmeter" / "gmeter.duckdb").relative_to(root).as_posix()
+    data = yaml.safe_load((root / ".github" / "workflows" / "publish.yml").read_text())
+    steps = [s for job in data["jobs"].values() for s in job.get("steps", [])]
+    cache = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache"))
+    assert cache["with"]["path"] == want == ".gmeter/cache"
+    build = next(i for i, s in enumerate(steps) if s.get("run") == "make publish")
+    assert steps.index(cache) < build
