@@ -6,8 +6,9 @@ ingest, score, build; a fresh interpreter each, so start-up counts):
 1. **full**: a fresh store and an empty chart cache in a scratch folder (what a fresh clone
    or a CI runner pays; its ``build`` step is the cold-build figure);
 2. **unchanged**: the same four commands again, nothing changed (target ≤ 5 % of full);
-3. **one new bundle**: a generality bundle added (a copy of an existing one under a new id,
-   a comment added to its manifest), then the four commands (target ≤ 15 % of full).
+3. **one new bundle**: a generality bundle added (``iris-kdn/humans`` copied as a second
+   group: its participants and system renamed), then the four commands (target ≤ 15 % of
+   full).
 
 After the third run the incremental site is compared with a full build (``--full``) from the
 same store: every file must be byte-identical (an error otherwise). ``--quick`` uses three
@@ -81,11 +82,17 @@ def _unchanged() -> None:
 def _one_new_bundle() -> None:
     s = _setup()
     bench = s["subs"] / NEW_IN
-    source = sorted(p for p in bench.iterdir() if (p / "submission.toml").is_file())[0]
-    target = bench / f"{source.name}-again"
+    source = bench / "humans"
+    target = bench / "humans-again"
     shutil.copytree(source, target)
+    # agents are unique per benchmark: the new bundle's participants get their own names
+    responses = target / "responses.csv"
+    responses.write_text(responses.read_text(encoding="utf-8").replace("\nhuman", "\nagain-human"),
+                         encoding="utf-8")  # fmt: skip
     toml = target / "submission.toml"
-    toml.write_text(toml.read_text(encoding="utf-8") + "\n# a second run\n", encoding="utf-8")
+    toml.write_text(toml.read_text(encoding="utf-8").replace(
+        'name = "Human participants"', 'name = "Human participants, second group"'),
+        encoding="utf-8")  # fmt: skip
     _pipeline("one new bundle")
     full = s["root"] / "public-full"
     _gmeter("build", "--out", str(full), "--full")

@@ -22,6 +22,7 @@ import stat
 import subprocess
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from pipeline.errors import Problem
@@ -102,25 +103,78 @@ def git_special_entries(root: Path, skip_dirs: Iterable[str] = ()) -> list[tuple
 
     Read from git's index (what a commit holds), so a submodule that a checkout shows as an
     empty folder, or a link checked out as a plain file (``core.symlinks=false``), is still
-    seen. Outside a git repository: nothing.
+    seen. Outside a git repository: nothing. The index is listed once per repository and
+    state of its index file (one ``git`` call for a whole submissions tree, not one per
+    folder).
     """
+    skip = set(skip_dirs)
+    top = _git_top(root)
+    stamp = _index_stamp(top) if top is not None else None
+    if top is None or stamp is None or os.environ.get("GIT_DIR") or \
+            os.environ.get("GIT_WORK_TREE"):
+        listed = _special_entries(str(root), None)  # git decides, from ``root`` itself
+        prefix = ""
+    else:
+        listed = _special_entries(str(top), stamp)
+        try:
+            below = Path(root).resolve().relative_to(top.resolve()).as_posix()
+        except ValueError:
+            return []
+        prefix = "" if below == "." else below + "/"
+    out = []
+    for rel, why in listed:
+        if not rel.startswith(prefix):
+            continue
+        rel = rel[len(prefix) :]
+        if rel.split("/")[0] not in skip:
+            out.append((rel, why))
+    return out
+
+
+def _git_top(root: Path) -> Path | None:
+    """The nearest folder at or above ``root`` holding ``.git`` (the repository's top)."""
+    here = Path(root).resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def _index_stamp(top: Path) -> tuple[str, int, int] | None:
+    """(index path, mtime, size) of the repository's index file; ``None`` if unknown."""
+    dot = top / ".git"
     try:
-        res = subprocess.run(["git", "ls-files", "-s", "-z", "--", "."], cwd=root,
+        if dot.is_dir():
+            index = dot / "index"
+        else:  # a worktree or submodule: ".git" names the real git folder
+            text = dot.read_text(encoding="utf-8", errors="replace").strip()
+            if not text.startswith("gitdir:"):
+                return None
+            gitdir = Path(text[len("gitdir:") :].strip())
+            index = (gitdir if gitdir.is_absolute() else top / gitdir) / "index"
+        st = index.stat()
+    except OSError:
+        return None
+    return (str(index), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=16)
+def _special_entries(cwd: str, stamp: tuple[str, int, int] | None) -> tuple[tuple[str, str], ...]:
+    """Gitlinks and links in git's index below ``cwd`` (cached while the index is unchanged)."""
+    try:
+        res = subprocess.run(["git", "ls-files", "-s", "-z", "--", "."], cwd=cwd,
                              capture_output=True, timeout=60, check=False)
     except (OSError, subprocess.SubprocessError):
-        return []
+        return ()
     if res.returncode != 0:
-        return []
-    skip = set(skip_dirs)
+        return ()
     out = []
     for record in res.stdout.split(b"\0"):
         meta, _, name = record.partition(b"\t")
         mode = meta.split(b" ")[0].decode("ascii", "replace")
         if mode in _GIT_MODES:
-            rel = name.decode("utf-8", "replace")
-            if rel.split("/")[0] not in skip:
-                out.append((rel, _GIT_MODES[mode]))
-    return out
+            out.append((name.decode("utf-8", "replace"), _GIT_MODES[mode]))
+    return tuple(out)
 
 
 def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> ReadResult:

@@ -80,7 +80,7 @@ def ingest(
     report : ValidationReport, optional
         A validation already made for ``paths`` (saves reading the files twice).
     """
-    clean = store.verified_keys(VALIDATOR)
+    clean = store.verified_results(VALIDATOR)
     report = report or collect(paths, clean=clean)
     out = IngestReport(problems=list(report.problems))
     if strict and report.errors:
@@ -106,8 +106,8 @@ def ingest(
             continue
         now = _now()
         inp = bench.input
-        commit = git_commit(bench.path)
         if store.current_benchmark_hash(bench.id) != inp.content_hash:
+            commit = git_commit(bench.path)  # one git call, only for a version to write
             with store.transaction():
                 store.put_benchmark(
                     benchmark_id=bench.id, content_hash=inp.content_hash, track=inp.track,
@@ -140,12 +140,13 @@ def ingest(
             out.outcomes.append(IngestOutcome(bench.id, b.id, status, b.input.content_hash,
                                               tuple(b.problems)))
         # Versions that passed every check are not checked again by later runs.
-        keys = [(b.input.content_hash, inp.content_hash) for b in bench.bundles
-                if b.input is not None and not b.problems]
+        kept: dict[tuple[str, str], dict[str, Any]] = {
+            (b.input.content_hash, inp.content_hash):
+                {"agents": report.agents.get(b.input.content_hash, [])}
+            for b in bench.bundles if b.input is not None and not b.problems}  # fmt: skip
         if not bench.problems:
-            keys.append((inp.content_hash, BENCHMARK_CONTEXT))
-        fresh: dict[tuple[str, str], tuple[bool, dict[str, Any]]] = {
-            k: (True, {}) for k in keys if k not in clean}
+            kept[(inp.content_hash, BENCHMARK_CONTEXT)] = {}
+        fresh = {k: (True, v) for k, v in kept.items() if clean.get(k) != v}
         if fresh:
             store.put_verifications(VALIDATOR, fresh, now)
         # A whole benchmark was given: bundles deleted from submissions/ stop being current.

@@ -283,20 +283,21 @@ def _errata(store: Store, release: str, seed: int, options: dict[str, Any], forc
         by_bench.setdefault(bench_id, []).append((bundle_id, chash))
     frozen_file = store.release_file(release) or ("", "")
     keys: list[str] = [frozen_file[1]]
-    inputs = []
     for bench_id, bench_hash in sorted(members.items()):
         lacking = _lacking(store, bench_id, bench_hash, by_bench.get(bench_id, []))
         if lacking:
             return BenchmarkScore(release, "(frozen)", "frozen", notes=[
                 f"errata not computed: {len(lacking)} version(s) missing from the store"])
-        bench = benchmark_input(store, bench_id, bench_hash)
-        bundles = [bundle_input(store, bench, b, h) for b, h in sorted(by_bench.get(bench_id, []))]
         keys.append(input_key(bench_hash, [h for _, h in sorted(by_bench.get(bench_id, []))],
                               seed, options))
-        inputs.append((bench, bundles))
     key = hashlib.sha256(json.dumps(keys).encode()).hexdigest()
     if not force and store.erratum_key(release, CODE_VERSION) == key:
-        return BenchmarkScore(release, "(frozen)", "frozen")
+        return BenchmarkScore(release, "(frozen)", "frozen")  # checked from hashes: nothing read
+    inputs = []
+    for bench_id, bench_hash in sorted(members.items()):
+        bench = benchmark_input(store, bench_id, bench_hash)
+        bundles = [bundle_input(store, bench, b, h) for b, h in sorted(by_bench.get(bench_id, []))]
+        inputs.append((bench, bundles))
     published = store.release_rows(release)["scores"]
     compared = differ = 0
     examples: list[str] = []

@@ -8,7 +8,7 @@ track's ``validate_benchmark`` / ``validate_bundle``) — and reported at once. 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -64,8 +64,12 @@ class CleanVersions(Protocol):
         """Whether the (content hash, context) pair passed every check."""
         ...
 
+    def get(self, key: tuple[str, str]) -> Any:
+        """What was kept with it (for a bundle: ``{"agents": [...]}``), or ``None``."""
+        ...
 
-def clean_versions(db: Path) -> set[tuple[str, str]]:
+
+def clean_versions(db: Path) -> dict[tuple[str, str], Any]:
     """The bundle versions the store at ``db`` knows passed every check (opened read-only).
 
     Empty without a usable store (none yet, an older schema, a store being written).
@@ -74,12 +78,12 @@ def clean_versions(db: Path) -> set[tuple[str, str]]:
     from pipeline.store import open_store
 
     if not Path(db).is_file():
-        return set()
+        return {}
     try:
         with open_store(Path(db), read_only=True) as store:
-            return store.verified_keys(VALIDATOR)
+            return store.verified_results(VALIDATOR)
     except StoreError:
-        return set()
+        return {}
 
 
 @dataclass
@@ -96,6 +100,7 @@ class ValidationReport:
 
     benchmarks: list[LoadedBenchmark] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
+    agents: dict[str, list[str]] = field(default_factory=dict)  # content hash → agent names
 
     @property
     def errors(self) -> list[Problem]:
@@ -422,7 +427,11 @@ def collect(
                                clean=clean if today is None else None)
         report.benchmarks.append(bench)
     lookalikes = lookalike_problems(report.benchmarks)
-    for key, found in agent_name_problems(report.benchmarks).items():
+    kept_agents = {k[0]: v["agents"] for k, v in clean.items()
+                   if isinstance(v, Mapping) and isinstance(v.get("agents"), list)} \
+        if isinstance(clean, Mapping) else {}  # fmt: skip
+    for key, found in agent_name_problems(report.benchmarks, kept_agents,
+                                          report.agents).items():  # fmt: skip
         lookalikes.setdefault(key, []).extend(found)
     for bench in report.benchmarks:
         report.problems += bench.problems
@@ -474,6 +483,8 @@ def lookalike_problems(
 
 def agent_name_problems(
     benchmarks: Sequence[LoadedBenchmark],
+    known: Mapping[str, Sequence[str]] | None = None,
+    found_out: dict[str, list[str]] | None = None,
 ) -> dict[tuple[str, str], list[Problem]]:
     """Agent names held to the rules of system names, per bundle.
 
@@ -481,6 +492,10 @@ def agent_name_problems(
     control, bidi or zero-width character), at most :data:`MAX_NAME_CHARS` characters, and
     must not look like another name on the same board — any bundle's system name or agent —
     without being equal to it (Unicode TR 39 skeleton).
+
+    ``known`` gives the agent names of bundle versions (by content hash) read before (the
+    store keeps them with the clean versions), so their files are not parsed again;
+    ``found_out`` receives every bundle version's names.
     """
     from pipeline.tracks.review import agent_names
 
@@ -491,7 +506,11 @@ def agent_name_problems(
         for b in bench.bundles:
             if b.input is None:
                 continue
-            agents = agent_names(b.input)
+            chash = b.input.content_hash
+            agents = [str(a) for a in known[chash]] if known and chash in known else \
+                agent_names(b.input)  # fmt: skip
+            if found_out is not None:
+                found_out[chash] = list(agents)
             per_bundle.append((b, agents))
             for n in [b.input.system, *agents]:
                 names.setdefault(skeleton(n), set()).add(n)

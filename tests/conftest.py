@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -29,3 +31,16 @@ def subs(tmp_path: Path) -> Path:
 def db(tmp_path: Path) -> Path:
     """A path for a scratch DuckDB store."""
     return tmp_path / "store" / "gmeter.duckdb"
+
+
+@pytest.fixture(scope="session")
+def local_pool() -> Iterator[Any]:
+    """One local process pool (2 workers) for the tests that only need *a* pool.
+
+    Starting a pool and warming its workers (imports, numba kernels loaded from their cache)
+    costs seconds; tests of the pool itself (retries, dying workers) make their own.
+    """
+    from pipeline.executor import get_executor
+
+    with get_executor("local", workers=2) as ex:
+        yield ex

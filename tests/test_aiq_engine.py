@@ -80,15 +80,13 @@ def test_monte_carlo_methods() -> None:
         run_aiq("freq", sample, SETTINGS, 100, seed=4, method="bogus")
 
 
-def test_results_do_not_depend_on_the_executor() -> None:
-    from pipeline.executor import get_executor
-
+def test_results_do_not_depend_on_the_executor(local_pool) -> None:  # type: ignore[no-untyped-def]
     sample = reference_sample()
     one = run_aiq("q-lambda", sample, SETTINGS, 200, seed=6, record=True)
     a = generate_sample(600, BFConfig(), 9)
-    with get_executor("local", workers=2) as ex:
-        two = run_aiq("q-lambda", sample, SETTINGS, 200, seed=6, record=True, executor=ex)
-        b = generate_sample(600, BFConfig(), 9, executor=ex)
+    ex = local_pool
+    two = run_aiq("q-lambda", sample, SETTINGS, 200, seed=6, record=True, executor=ex)
+    b = generate_sample(600, BFConfig(), 9, executor=ex)
     assert one.rows == two.rows and one.estimate == two.estimate
     assert a.programs == b.programs and a.strata == b.strata and a.hist_drawn == b.hist_drawn
     assert a.drawn == 600 + sum(a.rejected.values())

@@ -6,6 +6,7 @@ Also one home per heavy library and a thin CLI.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -27,15 +28,27 @@ HOMES = {
 CLI_ONLY = {"typer", "rich"}
 
 
-def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+@functools.cache
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """Each source parsed once for the whole module (the tests only read the trees)."""
+    return ast.parse(_text(path))
+
+
+@functools.cache
+def _imports(path: Path) -> frozenset[str]:
+    tree = _tree(path)
     names: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             names |= {a.name.split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             names.add(node.module.split(".")[0])
-    return names
+    return frozenset(names)
 
 
 def _sources(folder: str) -> list[Path]:
@@ -59,7 +72,7 @@ def test_pipeline_does_not_import_the_cli_toolkit():
 
 def test_cli_contains_no_sql_and_no_templates():
     for path in _sources("cli"):
-        text = path.read_text(encoding="utf-8").lower()
+        text = _text(path).lower()
         rel = path.relative_to(ROOT).as_posix()
         for marker in ("create table", "insert into", "{% ", "{{ "):
             assert marker not in text, f"{rel} contains {marker!r}; move it into pipeline/"
@@ -83,6 +96,7 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.cache
 def _package_modules() -> dict[str, Path]:
     return {_module_name(p): p for p in _sources("pipeline") + _sources("cli")}
 
@@ -91,7 +105,7 @@ def _imported_modules(path: Path, known: dict[str, Path]) -> set[str]:
     """Every project module ``path`` imports, at any level (function bodies, TYPE_CHECKING)."""
     me = _module_name(path)
     package = me if path.name == "__init__.py" else me.rpartition(".")[0]
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = _tree(path)
     found: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -150,10 +164,10 @@ def test_no_import_cycles_between_modules():
 def test_package_faces_only_re_export_tracks():
     for paper in PAPERS:
         face = ROOT / "pipeline" / "tracks" / paper / "__init__.py"
-        tree = ast.parse(face.read_text(encoding="utf-8"))
+        tree = _tree(face)
         defs = [n for n in tree.body if isinstance(n, ast.FunctionDef | ast.ClassDef)]
         assert not defs, f"{face.relative_to(ROOT)} defines code; it should only expose TRACK"
-        text = face.read_text(encoding="utf-8")
+        text = _text(face)
         assert f"from pipeline.tracks.{paper}.track import TRACK" in text
 
 
@@ -173,7 +187,7 @@ def test_sql_lives_only_in_the_store():
         rel = path.relative_to(ROOT).as_posix()
         if rel.startswith("pipeline/store/"):
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         docstrings = _docstring_ids(tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
@@ -189,7 +203,7 @@ def test_one_toml_writer():
         rel = path.relative_to(ROOT).as_posix()
         if rel == "pipeline/toml_writer.py":
             continue
-        text = path.read_text(encoding="utf-8")
+        text = _text(path)
         for name in ("def _toml_value", "def _toml_str", "def _toml_string", "import tomli_w"):
             assert name not in text, f"{rel} has its own TOML writer ({name}); use toml_writer"
 
@@ -223,7 +237,7 @@ def test_track_modules_never_open_files():
     """What a track sees is in memory (tracks/base.py says so): files are the use cases' job."""
     for path in _sources("pipeline/tracks"):
         rel = path.relative_to(ROOT).as_posix()
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = _tree(path)
         bad = sorted(_calls(tree) & FILE_CALLS)
         assert not bad, f"{rel} calls {bad}; read files in a use case or lab/ and pass a FileSet"
         assert not {"pathlib", "os", "shutil", "tempfile"} & _imports(path), (
@@ -267,7 +281,7 @@ def _part(module: str) -> str | None:
 def _dynamic_imports(path: Path) -> set[str]:
     """Modules named by ``importlib.import_module("pipeline....")`` (f-strings by their prefix)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if not (isinstance(node, ast.Call) and node.args
                 and isinstance(node.func, ast.Attribute | ast.Name)
                 and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"):
@@ -280,6 +294,7 @@ def _dynamic_imports(path: Path) -> set[str]:
     return found
 
 
+@functools.cache
 def _part_edges() -> dict[tuple[str, str], list[str]]:
     """(importing part, imported part) → the module imports that make the edge.
 
@@ -391,7 +406,7 @@ def test_site_names_no_paper():
             if names[:1] == ["pipeline"] and len(names) > 2 \
                     and names[1] in ("tracks", "metrics", "lab") and names[2] in papers:
                 bad.append(f"{rel} imports {dep}")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Constant) and isinstance(node.value, str) \
                     and word.search(node.value):
                 bad.append(f"{rel}:{node.lineno} names a paper in {node.value[:50]!r}")
@@ -433,7 +448,7 @@ def test_no_paper_is_listed_outside_its_folders():
         rel = path.relative_to(ROOT).as_posix()
         if _in_paper_folder(rel, papers):
             continue
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(_tree(path)):
             if isinstance(node, ast.Constant) and node.value in papers:
                 raise AssertionError(
                     f"{rel}:{node.lineno} lists the paper {node.value!r}; let the registry "

@@ -183,14 +183,8 @@ def test_classification_run_is_deterministic_and_bounded() -> None:
         assert all(0.0 <= r[k] <= 1.0 for k in ("v_a", "v_b", "v_ab"))
 
 
-def test_local_executor_gives_the_in_process_numbers() -> None:
-    from pipeline.executor.local import LocalProcessExecutor
-
-    ex = LocalProcessExecutor(workers=2)
-    try:
-        assert run_suite(TINY_CLS, executor=ex).rows == run_suite(TINY_CLS).rows
-    finally:
-        ex.close()
+def test_local_executor_gives_the_in_process_numbers(local_pool) -> None:  # type: ignore[no-untyped-def]
+    assert run_suite(TINY_CLS, executor=local_pool).rows == run_suite(TINY_CLS).rows
 
 
 def test_gym_run_is_deterministic_and_bounded() -> None:

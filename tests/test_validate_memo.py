@@ -25,19 +25,26 @@ def _checks_must_not_run(monkeypatch: Any) -> None:
 
     for name in ("json_problems", "gzip_problems", "csv_problems", "toml_problems"):
         monkeypatch.setattr(validate, name, boom)
+    import pipeline.tracks.review as review
+
+    monkeypatch.setattr(review, "agent_names", boom)
 
 
 def test_known_versions_skip_their_checks_and_report_the_same(subs, db, monkeypatch):
     full = collect([subs])
     with open_store(db) as s:
         ingest(s, [subs])
-        kept = s.verified_keys(VALIDATOR)
+        kept = s.verified_results(VALIDATOR)
     assert len(kept) == full.bundle_count + len(full.benchmarks) == 4
     assert clean_versions(db) == kept
     with monkeypatch.context() as m:
         _checks_must_not_run(m)
         again = collect([subs], clean=kept)
     assert _summary(again) == _summary(full)
+    assert again.agents == full.agents and any(full.agents.values())
+    for (chash, _context), kept_result in kept.items():
+        if chash in full.agents:  # bundles keep their agent names (not parsed again)
+            assert kept_result == {"agents": full.agents[chash]}
 
 
 def test_what_is_not_content_is_still_checked(subs, db, monkeypatch):
@@ -77,9 +84,9 @@ def test_a_changed_version_is_checked_again(subs, db, change):
 
 
 def test_no_store_or_an_unusable_one_means_checking_everything(tmp_path):
-    assert clean_versions(tmp_path / "missing.duckdb") == set()
+    assert clean_versions(tmp_path / "missing.duckdb") == {}
     (tmp_path / "junk.duckdb").write_bytes(b"not a database")
-    assert clean_versions(tmp_path / "junk.duckdb") == set()
+    assert clean_versions(tmp_path / "junk.duckdb") == {}
 
 
 def test_ingest_records_only_versions_without_problems(subs, db):
@@ -87,9 +94,10 @@ def test_ingest_records_only_versions_without_problems(subs, db):
     with open_store(db) as s:
         out = ingest(s, [subs])
         assert out.rejected == 1
-        kept = s.verified_keys(VALIDATOR)
+        kept = s.verified_results(VALIDATOR)
     [bundle] = [b for bench in collect([subs]).benchmarks for b in bench.bundles
                 if b.id == "beta"]  # fmt: skip
     benchmarks = {b.id: b.input.content_hash for b in collect([subs]).benchmarks}
-    assert kept == {(bundle.input.content_hash, benchmarks["sim-mini"]),
-                    (benchmarks["sim-mini"], "benchmark"), (benchmarks["gen-mini"], "benchmark")}
+    assert set(kept) == {(bundle.input.content_hash, benchmarks["sim-mini"]),
+                         (benchmarks["sim-mini"], "benchmark"),
+                         (benchmarks["gen-mini"], "benchmark")}

@@ -232,10 +232,6 @@ def _build(
     started: float,
 ) -> BuildReport:
     """The phases of :func:`build_site` inside its temporary folder and chart cache."""
-    from pipeline.site import assemble as site_pages
-    from pipeline.site import exports, linkcheck, render, svgrender
-    from pipeline.site import model as site_model
-    from pipeline.site.assets import write_assets
     from pipeline.site.incremental import Ledger, code_digest, key_of
     from pipeline.site.model import site_url
     from pipeline.store import open_store
@@ -251,6 +247,12 @@ def _build(
             return BuildReport(out, int(r["pages"]), int(r["files"]), int(r["bytes"]),
                                tuple(r["versions"]), int(r["benchmarks"]),
                                time.perf_counter() - started)  # fmt: skip
+        # Something changed: only now the modules that make pages (altair, jinja2) load.
+        from pipeline.site import assemble as site_pages
+        from pipeline.site import exports, linkcheck, render, svgrender
+        from pipeline.site import model as site_model
+        from pipeline.site.assets import write_assets
+
         ledger = Ledger(tmp, out, old)
         snapshot = read_snapshot(store)
         site = site_model.analyse(snapshot)

@@ -763,13 +763,14 @@ class Store:
         want = set(wanted)
         return {(r[0], r[1]): json.loads(r[2]) for r in rows if (r[0], r[1]) in want}
 
-    def verified_keys(self, verifier: str) -> set[tuple[str, str]]:
-        """Every (content hash, context) that ``verifier`` found verified."""
+    def verified_results(self, verifier: str) -> dict[tuple[str, str], Any]:
+        """Every (content hash, context) that ``verifier`` found verified → its result."""
         rows = self.con.execute(
-            "select content_hash, context from verifications where verifier = ? and verified",
+            "select content_hash, context, result from verifications "
+            "where verifier = ? and verified",
             [verifier],
         ).fetchall()
-        return {(r[0], r[1]) for r in rows}
+        return {(r[0], r[1]): json.loads(r[2]) for r in rows}
 
     def put_verifications(
         self,
