@@ -190,8 +190,12 @@ def draw_all(batch: Batch, workers: int | None = None) -> int:
     if not keys:
         return 0
     texts = [batch.deferred[k] for k in keys]
-    with get_executor("local", workers) as ex:
-        drawn = ex.map(_draw, texts, label="drawing charts")
+    try:
+        with get_executor("local", workers) as ex:
+            drawn = ex.map(_draw, texts, label="drawing charts")
+    except Exception:  # no pool here (a frozen script, no semaphores): they are drawn in place
+        batch.deferred.clear()
+        return 0
     for key, svg in zip(keys, drawn, strict=True):
         if svg is not None:
             cache_put(_cache_file(key), svg)
