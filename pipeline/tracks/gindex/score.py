@@ -91,9 +91,15 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     )
     from pipeline.metrics.gindex.omega import domain_distance_matrix, generalisation_level
     from pipeline.metrics.seeds import derive_seed
+    from pipeline.tracks.gindex.sealed import unseal
 
     s = settings_of(bench)
     conv, form = _options(s, ctx)
+    # a sealed test set (issue 20, 4e): scored only against the committed references
+    opened = unseal(bench, ctx.options)
+    if opened.bench is None:
+        return TrackResult(notes=[f"⚑ {opened.note}"])
+    bench = opened.bench
     ex = ctx.executor or InProcessExecutor()
     fs = bench.files
     tasks = reference_tasks(bench)
@@ -108,9 +114,13 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     level = s.confidence
     resamples = s.resamples
     how = "declared" if s.domain_order else "sorted"
-    result = TrackResult(notes=[
+    result = TrackResult(notes=[opened.note] if opened.note else [
+        "the test references are public (no sealed test set): exact and stripped copies are "
+        "refused by the copy checks, an edited copy is not; a sealed benchmark commits only "
+        "their SHA-256 (docs/gindex.md)"])
+    result.notes.append(
         f"g-index: θ of programs under the {BOARD_CONVENTION} Δ convention (dropping an "
-        f"attribute costs), Ω under the {conv} convention, {form} form, {how} domain order"])
+        f"attribute costs), Ω under the {conv} convention, {form} form, {how} domain order")
 
     # θ of every verified task, all bundles in one parallel map
     ordered = sorted(bundles, key=lambda b: b.id)

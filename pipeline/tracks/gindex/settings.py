@@ -100,6 +100,20 @@ class BenchmarkSettings(StrictSettings):
     published: list[PublishedValue] = Field(
         default_factory=list, description="Published values shown for comparison."
     )
+    sealed_sha256: str | None = Field(
+        None,
+        pattern="^[0-9a-f]{64}$",
+        description="Sealed test set: the SHA-256 commitment of the reference programs kept "
+        "out of the repository (pipeline.tracks.gindex.sealed.commitment). Scoring reads them "
+        "from --option sealed=DIR or GMETER_SEALED at publish time; without them the entries "
+        "are left unscored with a note.",
+    )
+    sealed_tasks: list[str] = Field(
+        default_factory=list,
+        max_length=100_000,
+        description="With sealed_sha256: every sealed test task as domain/task (public, so "
+        "bundles can be validated; the programs stay sealed).",
+    )
 
 
 class SubmissionSettings(StrictSettings):

@@ -304,12 +304,52 @@ def _experience_problems(fs: FileSet, s: BenchmarkSettings, total: float,
     return out
 
 
+def task_names(bench: BenchmarkInput) -> dict[str, list[str]]:
+    """Domain → test task ids: the sealed task list of a sealed benchmark, else the files."""
+    from pipeline.tracks.gindex.sealed import is_sealed, sealed_task_names
+
+    if is_sealed(bench):
+        return sealed_task_names(bench)
+    return {d: [t for t, _ in items] for d, items in reference_tasks(bench).items()}
+
+
+def _sealed_problems(bench: BenchmarkInput) -> list[Problem]:
+    """A sealed benchmark: a task list in ``domain/task`` form; a revealed set must verify."""
+    from pipeline.tracks.gindex.sealed import commitment, public_set
+
+    s = settings_of(bench)
+    where = bench.files.where("benchmark.toml")
+    problems = []
+    bad = [t for t in s.sealed_tasks if t.count("/") != 1 or "" in t.split("/")]
+    if not s.sealed_tasks or bad:
+        problems.append(Problem(where, "gindex.sealed_tasks",
+                                f"must list every sealed task as domain/task ({bad[:3]} "
+                                "are not)" if bad else "is empty",
+                                "list the sealed test tasks; only the programs stay sealed"))
+    public = public_set(bench)
+    if public:
+        listed = sorted(f"{t[:-5]}" for t in public)
+        if commitment(public) != s.sealed_sha256 or listed != sorted(s.sealed_tasks):
+            problems.append(Problem(
+                bench.files.where(s.domains_dir), "-",
+                "the revealed reference programs do not match gindex.sealed_sha256 (or "
+                "gindex.sealed_tasks)",
+                "reveal exactly the sealed set that was committed to"))
+    return problems
+
+
 def validate_benchmark(bench: BenchmarkInput) -> list[Problem]:
     """Reference programs parse and are DAGs; the domain order lists every domain once."""
+    from pipeline.tracks.gindex.sealed import is_sealed
+
     s = settings_of(bench)
     fs = bench.files
     tasks = reference_tasks(bench)
     problems: list[Problem] = []
+    if is_sealed(bench):
+        problems += _sealed_problems(bench)
+        if not tasks:  # sealed and not revealed: nothing public to check
+            return problems
     if not tasks:
         base = s.domains_dir
         return [Problem(fs.where("benchmark.toml"), "gindex.domains_dir",
@@ -347,7 +387,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
     """Curriculum, compute log, and the programs or the divergence table."""
     s = settings_of(bench)
     fs = bundle.files
-    tasks = reference_tasks(bench)
+    tasks = task_names(bench)
     domains = set(tasks)
     problems: list[Problem] = []
     rows, probs = check_csv(fs, CURRICULUM, CURRICULUM_COLUMNS, unique=("domain",))
@@ -374,7 +414,7 @@ def validate_bundle(bundle: BundleInput, bench: BenchmarkInput) -> list[Problem]
             problems.append(Problem(fs.where(p), "-", "is not a .json program and is ignored",
                                     "keep only programs/<task>.json here", "warning"))
     if progs:
-        known = {t for v in tasks.values() for t, _ in v}
+        known = {t for v in tasks.values() for t in v}
         problems += list(iter_json_problems(fs, sorted(progs)))
         bad = {p.file for p in problems}
         max_nodes = s.max_nodes
