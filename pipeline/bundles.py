@@ -384,3 +384,39 @@ def display(path: Path) -> str:
         return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
     except ValueError:
         return path.as_posix()
+
+
+# --------------------------------------------------------------------------- sealed test sets
+# A sealed benchmark commits only the SHA-256 of its test references
+# (pipeline.tracks.gindex.sealed); at publish time they are given as a folder
+# (``--option sealed=DIR`` or GMETER_SEALED, filled from a secret). Tracks never open files,
+# so the folder is read here, into memory, and the track checks it against the commitment.
+SEALED_ENV = "GMETER_SEALED"
+"""Environment variable naming the folder of sealed test sets (one subfolder per benchmark)."""
+MAX_SEALED_BYTES = 64 * 1024 * 1024
+"""Most bytes read from one sealed set."""
+
+
+def read_sealed(root: str | Path, benchmark_id: str) -> dict[str, bytes] | str:
+    """The files ``<domain>/<task>.json`` of a benchmark's sealed set, or why they cannot be read.
+
+    ``root/<benchmark id>/`` is read when it exists, else ``root`` itself. Links are skipped;
+    at most :data:`MAX_SEALED_BYTES` are read.
+    """
+    base = Path(root)
+    folder = base / benchmark_id if (base / benchmark_id).is_dir() else base
+    if not folder.is_dir():
+        return f"{folder} is not a folder"
+    out: dict[str, bytes] = {}
+    total = 0
+    try:
+        for p in sorted(folder.glob("*/*.json")):
+            if p.is_file() and not p.is_symlink():
+                data = p.read_bytes()
+                total += len(data)
+                if total > MAX_SEALED_BYTES:
+                    return f"{folder} holds more than {MAX_SEALED_BYTES} bytes"
+                out[p.relative_to(folder).as_posix()] = data
+    except OSError as exc:
+        return f"{folder} is unreadable ({exc.strerror or exc})"
+    return out

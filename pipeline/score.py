@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pipeline import __version__
+from pipeline.bundles import SEALED_ENV
 from pipeline.errors import Problem, ScoringError, UsageError
 from pipeline.executor.base import Executor
 from pipeline.inputs import BenchmarkInput, BundleInput, FileSet
@@ -106,6 +107,16 @@ def rank_rows(rows: Sequence[ScoreRow]) -> list[int | None]:
     return ranks
 
 
+def _track_options(options: dict[str, Any], bench_id: str) -> dict[str, Any]:
+    """The options a track sees: a sealed set given as a folder is read here, into memory."""
+    if not options.get("sealed"):
+        return options
+    from pipeline.bundles import read_sealed
+    from pipeline.tracks.gindex.sealed import SEALED_FILES
+
+    return {**options, SEALED_FILES: read_sealed(str(options["sealed"]), bench_id)}
+
+
 def input_key(bench_hash: str, bundle_hashes: Sequence[str], seed: int,
               options: dict[str, Any]) -> str:
     """What a (release, benchmark) score is a function of: SHA-256 of its inputs.
@@ -182,7 +193,7 @@ def score_all(
     options = dict(options or {})
     # A sealed test set given by the environment (the publish workflow, from a secret) is an
     # input of the scores like an option: it enters the key, so giving it later rescores.
-    sealed = os.environ.get("GMETER_SEALED")
+    sealed = os.environ.get(SEALED_ENV)
     if sealed and "sealed" not in options:
         options["sealed"] = sealed
     report = ScoreReport()
@@ -254,7 +265,8 @@ def score_all(
                     continue
                 bench = benchmark_input(store, bench_id, bench_hash)
                 bundles = [bundle_input(store, bench, b, h) for b, h in members_of]
-                ctx = ScoreContext(seed=seed, executor=executor, options=options,
+                ctx = ScoreContext(seed=seed, executor=executor,
+                                   options=_track_options(options, bench_id),
                                    progress=progress, verifications=StoreMemo(store, now))
                 if bundles:
                     scored = score_benchmark(bench, bundles, ctx)

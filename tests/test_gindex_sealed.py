@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from pipeline.bundles import SEALED_ENV, read_sealed
 from pipeline.inputs import BenchmarkInput
 from pipeline.tracks.base import ScoreContext
-from pipeline.tracks.gindex.sealed import SEALED_ENV, commitment, public_set
+from pipeline.tracks.gindex.sealed import SEALED_FILES, commitment, public_set
 from pipeline.tracks.gindex.track import TRACK
 from tests.test_gindex_track import (
     BENCH,
@@ -73,23 +74,16 @@ def test_the_sealed_benchmark_commits_no_program(opened, sealed_set) -> None:  #
     assert manifest["id"] == "maya-fbp-16"
 
 
-def test_without_the_set_entries_are_unscored_with_a_note(opened, sealed_set, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.delenv(SEALED_ENV, raising=False)
+def test_without_the_set_entries_are_unscored_with_a_note(opened, sealed_set) -> None:  # type: ignore[no-untyped-def]
     res = TRACK.score(_sealed(opened, sealed_set), _board(opened), ScoreContext())
     assert res.rows == []
     assert any("sealed test set not available" in n and "unscored" in n for n in res.notes)
 
 
-@pytest.mark.parametrize("how", ["option", "env"])
-def test_with_the_set_the_scores_are_the_open_benchmarks(opened, sealed_set, tmp_path, monkeypatch,  # type: ignore[no-untyped-def]
-                                                         how) -> None:
-    folder = _write(tmp_path, sealed_set)
-    if how == "env":
-        monkeypatch.setenv(SEALED_ENV, str(folder))
-        ctx = ScoreContext(seed=3)
-    else:
-        monkeypatch.delenv(SEALED_ENV, raising=False)
-        ctx = ScoreContext(seed=3, options={"sealed": str(folder)})
+def test_with_the_set_the_scores_are_the_open_benchmarks(opened, sealed_set, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    files = read_sealed(_write(tmp_path, sealed_set), "maya-fbp-16")
+    assert files == sealed_set
+    ctx = ScoreContext(seed=3, options={SEALED_FILES: files})
     got = TRACK.score(_sealed(opened, sealed_set), _board(opened), ctx)
     want = TRACK.score(opened, _board(opened), ScoreContext(seed=3))
     assert [(r.bundle, r.metric, r.value, r.ci_low, r.ci_high, r.verified) for r in got.rows] == \
@@ -97,13 +91,45 @@ def test_with_the_set_the_scores_are_the_open_benchmarks(opened, sealed_set, tmp
     assert any("commitment verified" in n for n in got.notes)
 
 
+def test_gmeter_score_reads_the_set_from_the_environment_and_rescores(tmp_path) -> None:
+    """Through the CLI: unscored without GMETER_SEALED (exit 0), scored once it is given."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from cli.app import app
+
+    subs = tmp_path / "subs"
+    shutil.copytree(BENCH, subs / "maya-fbp-16")
+    sealed = tmp_path / "sealed" / "maya-fbp-16"
+    shutil.move(subs / "maya-fbp-16" / "reference" / "domains", sealed)
+    refs = {p.relative_to(sealed).as_posix(): p.read_bytes() for p in sealed.glob("*/*.json")}
+    toml = subs / "maya-fbp-16" / "benchmark.toml"
+    tasks = ", ".join(f'"{p[:-5]}"' for p in sorted(refs))
+    toml.write_text(toml.read_text().replace(
+        "[gindex]\n", f'[gindex]\nsealed_sha256 = "{commitment(refs)}"\n'
+        f"sealed_tasks = [{tasks}]\n", 1))
+    db = str(tmp_path / "w.duckdb")
+    run = CliRunner()
+    assert run.invoke(app, ["--db", db, "ingest", str(subs)]).exit_code == 0
+
+    def count(env: dict[str, str]) -> str:
+        res = run.invoke(app, ["--db", db, "score"], env=env)
+        assert res.exit_code == 0, res.output
+        q = run.invoke(app, ["--db", db, "query", "select count(*) as n from scores"])
+        return q.stdout
+
+    assert "│ 0 " in count({SEALED_ENV: ""})
+    assert "│ 32 " in count({SEALED_ENV: str(tmp_path / "sealed")})
+
+
 def test_a_set_that_differs_from_the_commitment_is_refused(opened, sealed_set, tmp_path) -> None:  # type: ignore[no-untyped-def]
     tampered = dict(sealed_set)
     first = sorted(tampered)[0]
     tampered[first] = tampered[first].replace(b'"type"', b'"type" ', 1)
-    folder = _write(tmp_path, tampered)
+    files = read_sealed(_write(tmp_path, tampered), "maya-fbp-16")
     res = TRACK.score(_sealed(opened, sealed_set), _board(opened),
-                      ScoreContext(options={"sealed": str(folder)}))  # fmt: skip
+                      ScoreContext(options={SEALED_FILES: files}))  # fmt: skip
     assert res.rows == []
     assert any("does not match the commitment" in n for n in res.notes)
 

@@ -13,28 +13,27 @@ can be validated and the tasks asked). The commitment is
 
 over the files ``<domain>/<task>.json`` of the sealed set. Scoring reads the sealed set from a
 folder given at publish time — ``gmeter score --option sealed=DIR`` or the environment
-variable :data:`SEALED_ENV` (the publish workflow fills it from a secret) — holding
-``DIR/<benchmark id>/<domain>/<task>.json``. Without it the benchmark's entries are left
-unscored with a note (never a failure); a set whose commitment differs is refused the same
-way, naming it. Revealing the set later means committing it under the benchmark's
+variable ``GMETER_SEALED`` (the publish workflow fills it from a secret) — holding
+``DIR/<benchmark id>/<domain>/<task>.json``, read by the use case
+(:func:`pipeline.bundles.read_sealed`) into the option :data:`SEALED_FILES`. Without it
+the benchmark's entries are left unscored with a note (never a failure); a set whose
+commitment differs is refused the same way, naming it. Revealing the set later means
+committing it under the benchmark's
 ``domains_dir``: ``validate`` then checks it against the commitment.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Mapping
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, NamedTuple
 
 from pipeline.inputs import BenchmarkInput, FileSet
 
-SEALED_ENV = "GMETER_SEALED"
-"""Environment variable naming the folder of sealed test sets (one subfolder per benchmark)."""
-MAX_SEALED_BYTES = 64 * 1024 * 1024
-"""Most bytes read from a sealed set (its programs are bounded by ``max_nodes`` anyway)."""
+SEALED_FILES = "sealed_files"
+"""The :class:`~pipeline.tracks.base.ScoreContext` option holding the sealed set read by the use
+case (:func:`pipeline.bundles.read_sealed`): path → bytes, or why it could not be read."""
 
 
 def commitment(files: Mapping[str, bytes]) -> str:
@@ -73,27 +72,6 @@ class Unsealed(NamedTuple):
     note: str
 
 
-def _folder(bench: BenchmarkInput, options: Mapping[str, Any]) -> Path | None:
-    given = options.get("sealed") or os.environ.get(SEALED_ENV)
-    if not given:
-        return None
-    root = Path(str(given))
-    return root / bench.id if (root / bench.id).is_dir() else root
-
-
-def _read(folder: Path) -> dict[str, bytes]:
-    out: dict[str, bytes] = {}
-    total = 0
-    for p in sorted(folder.glob("*/*.json")):
-        if p.is_file() and not p.is_symlink():
-            data = p.read_bytes()
-            total += len(data)
-            if total > MAX_SEALED_BYTES:
-                raise ValueError(f"more than {MAX_SEALED_BYTES} bytes")
-            out[p.relative_to(folder).as_posix()] = data
-    return out
-
-
 def unseal(bench: BenchmarkInput, options: Mapping[str, Any]) -> Unsealed:
     """The benchmark with the sealed set under ``domains_dir`` when it verifies.
 
@@ -107,19 +85,17 @@ def unseal(bench: BenchmarkInput, options: Mapping[str, Any]) -> Unsealed:
     if public and commitment(public) == want:
         return Unsealed(bench, "sealed test set revealed in the repository; its commitment "
                         "verifies")  # fmt: skip
-    folder = _folder(bench, options)
+    given = options.get(SEALED_FILES)
     unscored = "its entries are left unscored until the publish gives the set"
-    if folder is None or not folder.is_dir():
+    if given is None:
         return Unsealed(None, f"{bench.id}: sealed test set not available (no "
-                        f"--option sealed=DIR or {SEALED_ENV}); {unscored}")  # fmt: skip
-    try:
-        files = _read(folder)
-    except (OSError, ValueError) as exc:
-        return Unsealed(None, f"{bench.id}: sealed test set at {folder} unreadable ({exc}); "
-                        f"{unscored}")  # fmt: skip
+                        f"--option sealed=DIR or GMETER_SEALED); {unscored}")  # fmt: skip
+    if isinstance(given, str):
+        return Unsealed(None, f"{bench.id}: sealed test set unreadable ({given}); {unscored}")
+    files = dict(given)
     got = commitment(files)
     if got != want:
-        return Unsealed(None, f"{bench.id}: the sealed test set at {folder} does not match "
+        return Unsealed(None, f"{bench.id}: the sealed test set given does not match "
                         f"the commitment (sha256 {got[:12]}…, benchmark.toml says "
                         f"{want[:12]}…); {unscored}")  # fmt: skip
     base = str(bench.settings.get("domains_dir", "reference/domains")).rstrip("/")
