@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from pipeline.errors import Problem
+from pipeline.errors import GmeterError, Problem
 from pipeline.inputs import BenchmarkInput, BundleInput
 from pipeline.limits import MAX_FOLDER_DEPTH, MAX_PATH_BYTES
 
@@ -288,39 +288,42 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
     return out
 
 
-def read_file_bounded(path: Path, label: str | None = None) -> bytes:
+def read_file_bounded(path: Path, label: str | None = None, *,
+                      error: type[GmeterError] | None = None) -> bytes:
     """One benchmark or bundle file read outside :func:`read_folder`, with its limits.
 
     A regular file (no link, no device), at most :data:`MAX_FILE_BYTES`, checked before it
-    is read; not a Git LFS pointer.
+    is read; not a Git LFS pointer. ``error`` is the exception class raised (default
+    :class:`~pipeline.errors.GmeterError`; the lab commands keep their usage errors).
 
     Raises
     ------
     GmeterError
         Naming the file and what is wrong.
     """
-    from pipeline.errors import GmeterError
-
+    fail = error or GmeterError
     where = label or display(path)
     try:
         st = path.lstat()
         if not stat.S_ISREG(st.st_mode):
-            raise GmeterError(f"{where}: file type: is not a regular file (links are refused)",
-                              hint="commit the file itself")
+            raise fail(f"{where}: file type: is not a regular file (links are refused)",
+                       hint="commit the file itself")
         if st.st_size > MAX_FILE_BYTES:
-            raise GmeterError(f"{where}: size: is {st.st_size:,} bytes, over the "
-                              f"{MAX_FILE_BYTES // 2**20} MiB limit per file",
-                              hint="split or compress the data")
+            raise fail(f"{where}: size: is {st.st_size:,} bytes, over the "
+                       f"{MAX_FILE_BYTES // 2**20} MiB limit per file",
+                       hint="split or compress the data")
         with path.open("rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
+    except GmeterError:
+        raise
     except FileNotFoundError:
-        raise GmeterError(f"{where}: file is missing", hint="check the path") from None
+        raise fail(f"{where}: file is missing", hint="check the path") from None
     except OSError as exc:
-        raise GmeterError(f"{where}: cannot be read ({exc.strerror or exc})",
-                          hint="check the path and its permissions") from None
+        raise fail(f"{where}: cannot be read ({exc.strerror or exc})",
+                   hint="check the path and its permissions") from None
     if data.startswith(LFS_POINTER):
-        raise GmeterError(f"{where}: file type: is a Git LFS pointer, not the data",
-                          hint="commit the file itself (no LFS)")
+        raise fail(f"{where}: file type: is a Git LFS pointer, not the data",
+                   hint="commit the file itself (no LFS)")
     return data
 
 

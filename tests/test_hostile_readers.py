@@ -139,3 +139,24 @@ def test_no_reader_parses_toml_or_opens_bundle_files_unbounded() -> None:
         if re.search(r"\btomllib\.loads?\(|\bimport tomllib\b|\bfrom tomllib\b", code):
             offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
+
+
+def _lab_file_readers() -> dict[str, Callable[[Path], object]]:
+    """The lab commands that read one data file a user points at (often a bundle's)."""
+    from pipeline.lab.generality.matrix import read_matrix
+    from pipeline.lab.gindex.files import read_json
+    from pipeline.lab.similarity.show import analyse_runs_file
+
+    return {"generality/fa/irt FILE": read_matrix, "gindex programs": read_json,
+            "similarity show FILE": lambda p: analyse_runs_file(p)}
+
+
+@pytest.mark.parametrize("reader", sorted(_lab_file_readers()))
+def test_lab_file_readers_refuse_links_and_name_the_file(tmp_path: Path, reader: str) -> None:
+    target = tmp_path / "elsewhere.csv"
+    target.write_text("agent,item,value\na,i,1\n", encoding="utf-8")
+    link = tmp_path / "data.csv"
+    link.symlink_to(target)
+    with pytest.raises(GmeterError) as info:
+        _lab_file_readers()[reader](link)
+    assert "data.csv" in str(info.value) and "regular file" in str(info.value)

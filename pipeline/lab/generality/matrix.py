@@ -25,10 +25,11 @@ def read_matrix(path: Path) -> Population:
     Wide: ``agent`` + one column per item, an empty cell or ``NA`` = no response. Long:
     ``agent,item,value`` with ``NA`` for no response. NaN and infinite values are errors.
     """
+    from pipeline.bundles import read_file_bounded
+
+    data = read_file_bounded(path, str(path), error=UsageError)
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise GmeterError(f"{path} is not UTF-8 text", hint="save it as UTF-8") from exc
     try:

@@ -86,10 +86,9 @@ def benchmark_table(
 def _read_items_file(path: Path | None, s: BenchmarkSettings) -> ItemTable | None:
     if path is None:
         return None
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror}") from exc
+    from pipeline.bundles import read_file_bounded
+
+    data = read_file_bounded(path, str(path), error=UsageError)
     fs = FileSet(path.parent.name, {path.name: data})
     items, problems = read_items(fs, s.model_copy(update={"items_file": path.name}))
     if problems or items is None:

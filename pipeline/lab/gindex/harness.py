@@ -171,10 +171,10 @@ def run_system(
     if not system.startswith("cmd:") or not system[4:].strip():
         raise UsageError(f"--system {system!r}", hint="use cmd:PROGRAM ARGS (see docs/gindex.md)")
     command = system[4:].strip()
-    try:
-        curriculum_text = curriculum.read_bytes()
-    except OSError as exc:
-        raise UsageError(f"--curriculum {curriculum}: {exc.strerror or exc}") from exc
+    from pipeline.bundles import read_file_bounded
+
+    curriculum_text = read_file_bounded(curriculum, f"--curriculum {curriculum}",
+                                        error=UsageError)
     tasks, bench = benchmark_tasks(benchmark)
     max_nodes = int(bench.settings.get("max_nodes", 2000))
     proc = SystemProcess(command, timeout)

@@ -37,9 +37,10 @@ def analyse_runs_file(
         raise UsageError(f"--convention {convention!r}", hint="use paper or mixture")
     if not 0.5 < confidence < 1.0:
         raise UsageError(f"--confidence {confidence}", hint="give a level such as 0.95")
-    fs = FileSet(
-        str(path.parent) if str(path.parent) != "." else "", {path.name: path.read_bytes()}
-    )
+    from pipeline.bundles import read_file_bounded
+
+    data = read_file_bounded(path, str(path), error=UsageError)  # bounded, no links
+    fs = FileSet(str(path.parent) if str(path.parent) != "." else "", {path.name: data})
     rows, problems = read_runs(fs, path.name, scale=(-1e9, 1e9))  # no benchmark: any finite V
     if problems:
         raise ValidationFailed(problems, f"{path} has {len(problems)} problem(s)")
