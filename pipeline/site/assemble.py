@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pipeline.ranking import fmt_num
+from pipeline.site.board_changelog import board_changelog, change_items, since_text
 from pipeline.site.board_charts import entry_label, entry_variants, score_charts
 from pipeline.site.chartdata import humanise
 from pipeline.site.model import (
@@ -199,7 +200,6 @@ def benchmark_page(
     full: bool = False,
 ) -> Page:
     """Build the leaderboard page of one benchmark in one version (``full``: every row)."""
-    from pipeline.site.board_changelog import since_text
     from pipeline.site.markdown import first_sentence, to_html, to_inline_html
 
     seg = safe_segment(bm.id)
@@ -491,53 +491,6 @@ def _errata(site: Site, release: str) -> tuple[str, ...]:
     return tuple(e.text() for e in site.snapshot.errata if e.release == release)
 
 
-def change_items(
-    site: Site, vd: VersionData, bm: BenchmarkRow, path: str, prefix: str
-) -> dict[str, list[ChangeItem]]:
-    """One board's changes in ``vd`` against the previous version, by kind.
-
-    Linked from the page at ``path``: systems link to this version's pages, removed ones to
-    the previous version's.
-    """
-    groups: dict[str, list[ChangeItem]] = defaultdict(list)
-    st = vd.standings[bm.id]
-    keyed = {(e.bundle, e.agent): e for e in st.entries}
-    prev = (
-        site.versions[[v.version for v in site.versions].index(vd.previous)]
-        if vd.previous
-        else None
-    )
-    variants = entry_variants(site, bm.id, st.entries)
-    for c in vd.changes.get(bm.id, []):
-        e = keyed.get((c.bundle, c.agent))
-        src = e or (
-            prev.standings[bm.id].by_key().get((c.bundle, c.agent))
-            if prev and bm.id in prev.standings
-            else None
-        )
-        name = site.system_name(bm.id, c.bundle, src.content_hash if src else "")
-        slug_map = vd.slugs if e else (prev.slugs if prev else {})
-        target = (
-            f"{prefix}systems/{slug_map[name]}/"
-            if e
-            else f"{prev.prefix}systems/{slug_map[name]}/"
-            if prev and name in slug_map
-            else ""
-        )
-        sys_link = Link(href(path, target), name) if target else Link("", name)
-        groups[c.kind].append(
-            ChangeItem(
-                Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
-                sys_link,
-                ("" if c.agent == name else c.agent) or variants.get((c.bundle, c.agent), ""),
-                c.kind,
-                c.detail,
-                c.why,
-            )
-        )
-    return groups
-
-
 def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
     """Build the page of what changed in this version compared with the previous one."""
     path = prefix + "changelog/index.html"
@@ -641,7 +594,6 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
     from pipeline.site.model import site_url
 
     root = site_url(base) or base  # absolute when the site's address is known
-    from pipeline.site.board_changelog import board_changelog
     from pipeline.site.systems import agent_pages, systems_index
 
     pages: list[Page] = []

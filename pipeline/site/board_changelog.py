@@ -8,10 +8,12 @@ Each version is a section with an anchor (``#v-<version>``), so a release note c
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable
 
+from pipeline.site.board_charts import entry_variants
 from pipeline.site.model import Site, VersionData, href, safe_segment
-from pipeline.site.pages import BoardChangelogPage, BoardChanges, Link, Nav, Page
+from pipeline.site.pages import BoardChangelogPage, BoardChanges, ChangeItem, Link, Nav, Page
 from pipeline.store.rows import BenchmarkRow
 
 HEADINGS = {
@@ -20,6 +22,53 @@ HEADINGS = {
     "rank": "Rank moves",
     "removed": "Removed entries",
 }
+
+
+def change_items(
+    site: Site, vd: VersionData, bm: BenchmarkRow, path: str, prefix: str
+) -> dict[str, list[ChangeItem]]:
+    """One board's changes in ``vd`` against the previous version, by kind.
+
+    Linked from the page at ``path``: systems link to this version's pages, removed ones to
+    the previous version's.
+    """
+    groups: dict[str, list[ChangeItem]] = defaultdict(list)
+    st = vd.standings[bm.id]
+    keyed = {(e.bundle, e.agent): e for e in st.entries}
+    prev = (
+        site.versions[[v.version for v in site.versions].index(vd.previous)]
+        if vd.previous
+        else None
+    )
+    variants = entry_variants(site, bm.id, st.entries)
+    for c in vd.changes.get(bm.id, []):
+        e = keyed.get((c.bundle, c.agent))
+        src = e or (
+            prev.standings[bm.id].by_key().get((c.bundle, c.agent))
+            if prev and bm.id in prev.standings
+            else None
+        )
+        name = site.system_name(bm.id, c.bundle, src.content_hash if src else "")
+        slug_map = vd.slugs if e else (prev.slugs if prev else {})
+        target = (
+            f"{prefix}systems/{slug_map[name]}/"
+            if e
+            else f"{prev.prefix}systems/{slug_map[name]}/"
+            if prev and name in slug_map
+            else ""
+        )
+        sys_link = Link(href(path, target), name) if target else Link("", name)
+        groups[c.kind].append(
+            ChangeItem(
+                Link(href(path, f"{prefix}benchmarks/{safe_segment(bm.id)}/"), bm.title),
+                sys_link,
+                ("" if c.agent == name else c.agent) or variants.get((c.bundle, c.agent), ""),
+                c.kind,
+                c.detail,
+                c.why,
+            )
+        )
+    return groups
 
 
 def _versions_with(site: Site, vd: VersionData, bm_id: str) -> list[VersionData]:
@@ -59,8 +108,6 @@ def board_changelog(
     site: Site, vd: VersionData, bm: BenchmarkRow, nav: Callable[..., Nav]
 ) -> Page:
     """The changelog page of one board (the latest version's pages, at the site root)."""
-    from pipeline.site.assemble import change_items
-
     seg = safe_segment(bm.id)
     path = f"benchmarks/{seg}/changelog/index.html"
     held = _versions_with(site, vd, bm.id)

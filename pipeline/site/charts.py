@@ -438,7 +438,8 @@ def _scatter_template(
     ]
     # reference curves fix the frame (Ψ from the range's start, S from 0); else pad the points
     pad = 0 if curves else 12
-    ticks = alt.Axis(format=TICK_FORMAT)
+    # a square map is narrow on a phone: five ticks a side keep its labels apart
+    ticks = alt.Axis(format=TICK_FORMAT, tickCount=5 if square is not None else alt.Undefined)
     if square is not None:  # equal scales: one unit is as long across as it is up
         x_enc = alt.X(
             "x:Q",

@@ -334,8 +334,8 @@ class SystemEntry:
     score: str = ""
     metric: str = ""
     training: tuple[tuple[str, str], ...] = ()
-    """How the agent was trained, as its bundle declares it (label, value): AIQ's
-    ``[training]`` of aiq.toml (seed, steps, checkpoint SHA-256, library versions)."""
+    """How the agent was trained, as its bundle declares it (label, value): the track's
+    ``details.training`` (seed, steps, checkpoint SHA-256, library versions)."""
 
 
 @dataclass(frozen=True)
