@@ -199,11 +199,16 @@ def neutralise_csv(data: bytes, delimiter: str = ",") -> bytes:
     """
     if not _MAYBE_FORMULA.search(data):
         return data
+    # A cell may be as long as the file (csv's default field limit is 128 KiB): the limit is
+    # raised for this read only, as the frozen-release reader does.
+    limit = csv.field_size_limit(max(len(data), 1024))
     try:
         text = data.decode("utf-8")
         rows = list(csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
     except (UnicodeDecodeError, csv.Error):
         return data
+    finally:
+        csv.field_size_limit(limit)
     changed = False
     out_rows = []
     for row in rows:

@@ -348,3 +348,26 @@ def test_untrusted_text_has_one_escape_per_output() -> None:
         assert t.terminal() == terminal(raw) and t.url() == safe_url(raw)
         assert "<" not in t.html() and '"' not in t.html()
         assert tomllib.loads(f"x = {t.toml()}")["x"] == raw
+
+
+@pytest.mark.parametrize("delimiter", [",", "\t"])
+def test_raw_csv_downloads_are_neutralised_whatever_their_shape(delimiter: str) -> None:
+    """Raw bundle CSVs: formula cells escaped even next to a cell longer than csv's default
+    field limit, numbers untouched, and a file without formulas published byte for byte."""
+    from pipeline.untrusted import csv_uncell, neutralise_csv
+
+    d = delimiter
+    clean = f"a{d}b\r\n1{d}-0.5\r\n".encode()
+    assert neutralise_csv(clean, d) == clean
+    raw = f"name{d}v\n{'x' * 200_000}{d}1\n{FORMULA}{d}-2\n-2+3{d}+4\n".replace(
+        FORMULA, '"' + FORMULA.replace('"', '""') + '"').encode()
+    before = csv.field_size_limit()
+    out = neutralise_csv(raw, d)
+    assert csv.field_size_limit() == before  # the global limit is restored
+    csv.field_size_limit(len(out))
+    try:
+        rows = list(csv.reader(io.StringIO(out.decode()), delimiter=d))
+    finally:
+        csv.field_size_limit(before)
+    assert rows[2] == ["'" + FORMULA, "-2"] and rows[3] == ["'-2+3", "+4"]
+    assert [csv_uncell(c) for c in rows[2]] == [FORMULA, "-2"]
