@@ -132,8 +132,8 @@ def run_cmd(
             "--tests",
             help="Comma-separated tests. aiq-families: copy, lagged, shifted, other, short, "
             "long; classification: digits, digits-inverted, digits-rotated, iris, wine, "
-            "breast-cancer, cartpole-passive; gym: CartPole-v0, CartPole-v1, MountainCar-v0, "
-            "Acrobot-v1, FrozenLake-v1, FrozenLake8x8, Taxi, CliffWalking.",
+            "breast-cancer, cartpole-passive, cartpole-pixels; gym: CartPole-v0, CartPole-v1, "
+            "MountainCar-v0, Acrobot-v1, FrozenLake-v1, FrozenLake8x8, Taxi, CliffWalking.",
         ),
     ] = None,
     agent: Annotated[

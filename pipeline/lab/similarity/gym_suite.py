@@ -335,3 +335,57 @@ def cartpole_passive(
     finally:
         env.close()
     return x, y
+
+
+PIXELS_SHAPE = (12, 24)
+"""Rows × columns of a ``cartpole-pixels`` image (the paper scaled 400×600 frames to 32×32)."""
+
+
+def render_cartpole(obs: NDArray[np.float64], shape: tuple[int, int] = PIXELS_SHAPE) -> NDArray[
+    np.float64
+]:
+    r"""A coarse grey image of one CartPole state: what a single camera frame shows.
+
+    The cart is a 2-row block whose centre column is the cart position ``x`` mapped from
+    ``[−2.4, 2.4]`` (the track) to the image width; the pole is a segment of ``0.75 ×`` the
+    image height from the cart's top at angle ``θ`` (positive: leaning right), drawn by
+    bilinear splatting of points along it, so a tilt smaller than a pixel still changes
+    intensities (as the paper's downscaling averaged pixels). Velocities ``ẋ`` and ``ω`` are
+    **not** in one frame — the point of the test: the label (``θ + ω/2 > 0``) needs ``ω``.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``shape`` pixels in ``[0, 1]``, flattened row by row.
+    """
+    rows, cols = shape
+    img = np.zeros(shape)
+    cx = (float(obs[0]) + 2.4) / 4.8 * (cols - 1)
+    base_r = rows - 3.0  # top of the cart
+    for r in (rows - 2, rows - 1):
+        for c in range(int(np.floor(cx - 1.5)), int(np.ceil(cx + 1.5)) + 1):
+            if 0 <= c < cols:
+                img[r, c] = max(img[r, c], 1.0 - max(0.0, abs(c - cx) - 1.0))
+    length = 0.75 * rows
+    theta = float(obs[2])
+    for t in np.linspace(0.0, 1.0, 4 * rows):
+        pr = base_r - t * length * np.cos(theta)
+        pc = cx + t * length * np.sin(theta)
+        r0, c0 = int(np.floor(pr)), int(np.floor(pc))
+        fr, fc = pr - r0, pc - c0
+        for dr, dc, w in ((0, 0, (1 - fr) * (1 - fc)), (0, 1, (1 - fr) * fc),
+                          (1, 0, fr * (1 - fc)), (1, 1, fr * fc)):  # fmt: skip
+            rr, cc = r0 + dr, c0 + dc
+            if 0 <= rr < rows and 0 <= cc < cols:
+                img[rr, cc] += 0.5 * w
+    return np.clip(img, 0.0, 1.0).reshape(-1)
+
+
+def cartpole_pixels(n: int, seed: int) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """``cartpole-passive``'s states drawn as coarse images (:func:`render_cartpole`), same labels.
+
+    Closer to the paper's passive CartPole (images of the cart, the ideal action as the label)
+    than the state vector: one frame hides the velocities the controller's action depends on.
+    """
+    x, y = cartpole_passive(n, seed)
+    return np.stack([render_cartpole(s) for s in x]), y

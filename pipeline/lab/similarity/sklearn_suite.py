@@ -15,6 +15,8 @@ test                      what                                                  
 ``breast-cancer``         Wisconsin diagnostic features, 569 cases                2
 ``cartpole-passive``      CartPole states labelled with a balancing controller's   2
                           action (:func:`~.gym_suite.cartpole_passive`)
+``cartpole-pixels``       the same states drawn as 12×24 images (one frame, no     2
+                          velocities; :func:`~.gym_suite.cartpole_pixels`)
 ========================  ======================================================  ========
 
 The variants of ``digits`` are pairs whose relation is known in advance (same images, changed
@@ -67,6 +69,9 @@ DATASETS: dict[str, DataTest] = {
         DataTest("cartpole-passive", "CartPole (passive)", "Gymnasium CartPole states labelled "
                  "with the action of a fixed balancing controller (push right iff θ + ω/2 > 0); "
                  "the paper's passive CartPole with states instead of images.", 2),
+        DataTest("cartpole-pixels", "CartPole (passive, pixels)", "The same CartPole states "
+                 "and labels drawn as coarse 12×24 grey images of the cart and pole (one frame: "
+                 "no velocities), closer to the paper's images of the cart.", 2),
     )
 }  # fmt: skip
 
@@ -84,6 +89,10 @@ def load(test: str) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
 
         x, y = cartpole_passive(CARTPOLE_STATES, seed=2020)
         return x, y
+    if test == "cartpole-pixels":
+        from pipeline.lab.similarity.gym_suite import cartpole_pixels
+
+        return cartpole_pixels(CARTPOLE_STATES, seed=2020)
     if test.startswith("digits"):
         d = datasets.load_digits()
         x = np.asarray(d.data, dtype=np.float64)
