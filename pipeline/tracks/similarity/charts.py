@@ -175,14 +175,17 @@ REPRODUCTION_ROWS: tuple[tuple[str, str, str], ...] = (
     ("Tables 2–3: ordering of the image pairs", "not testable offline",
      "the data sets need downloads and the networks are not public; the published values are "
      "shown on pereyda-holder-2020 and eq. 3 returns them exactly"),
-    ("Fig. 2: sampling stays sufficient, stitching violates sufficiency", "reproduced by design",
-     "with the stitching merge (AB against AA and BB) no agent can score AB above max(p, 1 − p), "
-     "so a learnable pair falls below BB; a property test checks the contrast"),
+    ("Fig. 2: sampling stays sufficient, stitching violates sufficiency",
+     "reproduced for stitching",
+     "mlp-fig2-widths: stitching (AB against AA and BB) is insufficient in all 12 cells, as no "
+     "agent can score AB above max(p, 1 − p); sampling is sufficient in 5 of 12 (not for the "
+     "digits variants, nor at width 8)"),
     ("Fig. 3: V_AB between fixed V_A and V_B lines across p", "not reproduced",
      "with whole-test V_A and V_B (similarity-classification, mlp-fig3-whole) V_AB lies below "
      "both at every p: the merge gives each small test fewer elements than it has alone"),
-    ("network size does not largely affect S", "not testable yet",
-     "the width sweep is not committed at 20 seeds yet"),
+    ("network size does not largely affect S", "consistent where testable",
+     "mlp-fig2-widths: the sufficient cells agree across widths 16–64 within wide intervals; "
+     "at width 8 no pair is sufficient, so S is not measured there"),
     ("passive CartPole is the hardest test and dissimilar", "reproduced with pixels only",
      "as states (cartpole-passive) it is easy, V ≈ 0.87, its label a linear rule in two inputs; "
      "as one image (cartpole-pixels, no velocities) it is hardest, V ≈ 0.49 (chance), with S "
