@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -128,10 +129,16 @@ def test_bad_inputs_raise() -> None:
 # ----------------------------------------------------------------------------- properties
 @settings(deadline=None)  # timing varies on a shared machine
 @given(finite, finite, finite)
+@example(0.0, -4.593739736925753e-06, 64.0)  # cancellation in the literal formula
 def test_matches_literal_eq3_and_range(v1: float, v2: float, x: float) -> None:
     assume(abs(v1 - v2) > 1e-6)
     s = similarity(v1, v2, x)
-    assert s.value == pytest.approx(literal_eq3(v1, v2, x), abs=1e-9)
+    # The literal formula subtracts two absolute values of size ~max|v|; its rounding error,
+    # a few ulps of that size, is divided by the gap |v1 - v2| (cancellation), so the
+    # tolerance scales with that ratio (e.g. v1 = 0, v2 = -4.6e-6, x = 64: error ~3e-9).
+    scale = max(abs(v1), abs(v2), abs(x), 1.0)
+    tol = 1e-9 + 8.0 * sys.float_info.epsilon * scale / abs(v1 - v2)
+    assert s.value == pytest.approx(literal_eq3(v1, v2, x), abs=tol)
     assert -1.0 <= s.value <= 1.0
     assert 0.0 <= s.dissimilarity <= 2.0
     assert s.sufficient == (min(v1, v2) <= x <= max(v1, v2))
