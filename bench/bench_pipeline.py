@@ -71,8 +71,26 @@ def _pipeline(label: str) -> None:
     _state["steps"][label] = times
 
 
+RELEASE_BUDGET = 5_000_000
+"""Bytes one light release copy may weigh at today's size (issue 23, item 9)."""
+
+
 def _full() -> None:
     _pipeline("full")
+    _state["weights"] = _weights(_state["out"])
+
+
+def _bytes(folder: Path) -> int:
+    return sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+
+
+def _weights(site: Path) -> dict[str, int]:
+    """Bytes of the whole site, of each release copy and of the published DuckDB file."""
+    out = {"site": _bytes(site), "data/gmeter.duckdb": (site / "data/gmeter.duckdb").stat().st_size}
+    releases = site / "releases"
+    for rel in sorted(p for p in releases.iterdir() if p.is_dir()) if releases.is_dir() else []:
+        out[f"releases/{rel.name}"] = _bytes(rel)
+    return out
 
 
 def _unchanged() -> None:
@@ -151,6 +169,13 @@ def report(results: list[dict[str, Any]]) -> str:
     for label, times in runs.items():
         cells = [f"{times.get(s, float('nan')):.1f}" for s in STEPS]
         lines.append(f"| {label} | " + " | ".join(cells) + f" | {sum(times.values()):.1f} |")
+    weights = _state.get("weights", {})
+    if weights:
+        lines += ["", "### Site weight after the full run", "", "| part | MB |", "|---|---:|"]
+        lines += [f"| {k} | {v / 1e6:.2f} |" for k, v in weights.items()]
+        heavy = [k for k, v in weights.items() if k.startswith("releases/") and v > RELEASE_BUDGET]
+        lines += ["", f"Release copies within {RELEASE_BUDGET / 1e6:g} MB each: "
+                  f"{'no (' + ', '.join(heavy) + ')' if heavy else 'yes'}."]  # fmt: skip
     lines += ["", "The full run's build step is the cold build (empty chart cache, charts drawn "
               "on all cores). The one-new-bundle site was byte-identical to a full build: "
               f"{'yes' if _state.get('identical') else 'no'}."]  # fmt: skip

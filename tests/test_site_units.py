@@ -494,7 +494,7 @@ def test_concurrent_builds_publish_one_compacted_store(
     assert (out / "a1").read_bytes() == (out / "a2").read_bytes() == b"store a#0"
     c = tmp_path / "c.duckdb"
     c.write_bytes(b"store c")
-    race.append(tmp_path / "cache" / "duckdb" / f"{exports.sha256_file(c)[:32]}.duckdb")
+    race.append(tmp_path / "cache" / "duckdb" / f"{exports.copy_key(c)}.duckdb")
     exports._publish_duckdb(c, out / "c1")
     assert (out / "c1").read_bytes() == b"theirs"
     assert not list((tmp_path / "cache" / "duckdb").glob("*.tmp"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -229,7 +230,9 @@ def benchmark_page(
             LeaderboardRow(
                 str(e.rank or "—"),
                 str(e.group or "—"),
-                Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name),
+                Link(
+                    href(path, f"{site.system_home(prefix, name)}systems/{vd.slugs[name]}/"), name
+                ),
                 "" if e.agent == name else e.agent,
                 b.organisation if b else "",
                 score_cell(e.primary),
@@ -238,7 +241,7 @@ def benchmark_page(
                 b.submitted.isoformat() if b and b.submitted else "",
                 spark,
                 e.primary.verified,
-                href(path, prefix + agent_path) if agent_path else "",
+                href(path, site.agent_home(prefix, e.agent) + agent_path) if agent_path else "",
                 e.apart,
                 variants.get((e.bundle, e.agent), ""),
             )
@@ -259,7 +262,7 @@ def benchmark_page(
         name = b.system_name if b else bundle
         cells = tuple(_other_cell(ms[m], t, m) if m in ms else Cell("—") for m in other_metrics)
         link = (
-            Link(href(path, f"{prefix}systems/{vd.slugs[name]}/"), name)
+            Link(href(path, f"{site.system_home(prefix, name)}systems/{vd.slugs[name]}/"), name)
             if name in vd.slugs
             else Link("", name)
         )
@@ -304,7 +307,7 @@ def benchmark_page(
         tuple(column(m) for m in other_metrics),
         tuple(others),
         stale_note(site, vd, bm),
-        blocks(specs, path, base, files),
+        blocks(specs, path, base, files, light=bool(prefix)),
         methodology(t),
         run.notes if run else (),
         downloads,
@@ -338,7 +341,7 @@ def benchmark_page(
         full=full,
         compare=(
             Link(href(path, f"{board}compare/"), "Compare two entries")
-            if ranked and len(st.entries) >= 2 and not full
+            if ranked and len(st.entries) >= 2 and not full and not prefix
             else None
         ),
         marks=tuple(sorted({c.mark for r in rows for c in (r.score, *r.secondary) if c.mark})),
@@ -394,7 +397,11 @@ def _rest_of(
         b = site.bundle(bm.id, e.bundle, e.content_hash)
         name = b.system_name if b else e.bundle
         agent_path = agent_link(site, vd, bm, e.agent, name)
-        target = prefix + agent_path if agent_path else f"{prefix}systems/{vd.slugs[name]}/"
+        target = (
+            site.agent_home(prefix, e.agent) + agent_path
+            if agent_path
+            else f"{site.system_home(prefix, name)}systems/{vd.slugs[name]}/"
+        )
         out.append((str(e.rank or "—"), "" if e.agent == name else e.agent, name,
                     href(path, target)))  # fmt: skip
     return tuple(out)
@@ -479,7 +486,7 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav])
             Link(href(path, prefix + "changelog/"), "changelog"),
             rel,
             vd.version.notes if prefix else "",
-            Link(href(path, prefix + "systems/"), "all systems and agents"),
+            Link(href(path, "systems/"), "all systems and agents"),
             Link(href(path, "submit/"), "submit results"),
             _errata(site, vd.version.name) if prefix else (),
             tuple(tracks),
@@ -614,15 +621,16 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
                     pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
                 board = f"{prefix}benchmarks/{safe_segment(bm.id)}/"
                 specs.append(SpecFile(board + "cite.bib", None, board_bib(site, vd, bm, root)))
-                if metric_info(site.tracks[bm.track].primary).direction != "none" and (
-                    len(vd.standings[bm.id].entries) >= 2
-                ):
+                # a light release copy leaves the comparison view to the current site
+                ranked = metric_info(site.tracks[bm.track].primary).direction != "none"
+                if not prefix and ranked and len(vd.standings[bm.id].entries) >= 2:
                     from pipeline.site.compare import compare_page
 
                     pages.append(compare_page(site, vd, bm, prefix, nav))
             pages.extend(system_pages(site, vd, prefix, nav, specs))
             pages.extend(agent_pages(site, vd, prefix, nav))
-            pages.append(systems_index(site, vd, prefix, nav))
+            if not prefix:
+                pages.append(systems_index(site, vd, prefix, nav))
             if vd.version.is_release:
                 specs.append(SpecFile(f"{prefix}cite.bib", None, release_bib(site, vd, root)))
     from pipeline.site.redirects import redirect_pages
@@ -630,7 +638,7 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
     built = {p.path for p in pages}
     for vd in site.versions:
         for prefix in [vd.prefix, *([""] if vd is site.latest and vd.prefix else [])]:
-            pages.extend(redirect_pages(vd, prefix, built))
+            pages.extend(redirect_pages(vd, prefix, built, partial(site.system_home, prefix)))
     if site.latest is not None:
         pages.extend(global_pages(site, base))
         specs.append(SpecFile("CITATION.cff", None, citation_cff(site, root)))

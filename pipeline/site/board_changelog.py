@@ -51,9 +51,9 @@ def change_items(
         name = site.system_name(bm.id, c.bundle, src.content_hash if src else "")
         slug_map = vd.slugs if e else (prev.slugs if prev else {})
         target = (
-            f"{prefix}systems/{slug_map[name]}/"
+            f"{site.system_home(prefix, name)}systems/{slug_map[name]}/"
             if e
-            else f"{prev.prefix}systems/{slug_map[name]}/"
+            else f"{site.system_home(prev.prefix, name)}systems/{slug_map[name]}/"
             if prev and name in slug_map
             else ""
         )

@@ -40,6 +40,9 @@ def _num(v: float | None) -> float | str | None:
 def export_data(store: Store, dest: Path, ledger: Ledger | None = None) -> list[str]:
     """Publish a compact copy of the DuckDB file and one Parquet + one CSV per table/view.
 
+    The DuckDB copy holds every table and view without the file contents (published one by
+    one under ``files/``): see :func:`pipeline.store.compact_copy`.
+
     With a ``ledger`` (an incremental build, ``dest`` being its ``data/``), a table whose rows
     are unchanged since the previous build keeps its files; a view's files are kept while
     no table changed.
@@ -81,7 +84,7 @@ def _publish_duckdb(src: Path, target: Path) -> None:
     from pipeline.site.assets import cache_dir
     from pipeline.store import compact_copy
 
-    key = sha256_file(src)[:32]
+    key = copy_key(src)
     folder = cache_dir() / "duckdb"
     cached = folder / f"{key}.duckdb"
     try:
@@ -100,6 +103,16 @@ def _publish_duckdb(src: Path, target: Path) -> None:
         shutil.copyfile(cached, target)
     except Exception:  # no cache folder, or a DuckDB without COPY FROM DATABASE
         shutil.copyfile(src, target)
+
+
+COPY_FORMAT = "light-1"
+"""What the published copy holds (see :func:`pipeline.store.compact_copy`); a new value keeps
+copies cached by an older gmeter from being published."""
+
+
+def copy_key(src: Path) -> str:
+    """The cache key of the published copy of the store at ``src``."""
+    return hashlib.sha256(f"{sha256_file(src)}|{COPY_FORMAT}".encode()).hexdigest()[:32]
 
 
 def _drop_stale(folder: Path, keep: Path) -> None:

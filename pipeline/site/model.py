@@ -209,6 +209,24 @@ class Site:
         b = self.bundle(benchmark, bundle, content_hash)
         return b.system_name if b is not None else bundle
 
+    def system_home(self, prefix: str, name: str) -> str:
+        """The tree (``""`` or a release prefix) holding ``name``'s system page, from ``prefix``.
+
+        Release copies are light: they hold what a citation needs (boards, their data and
+        charts, the changelog) and link to the current site's system and agent pages, whose
+        addresses depend on the name alone (:func:`stable_slug`). Only a name the current site
+        no longer shows keeps its page inside the release copy.
+        """
+        if not prefix or self.latest is None:
+            return prefix
+        return "" if name in self.latest.slugs else prefix
+
+    def agent_home(self, prefix: str, agent: str) -> str:
+        """As :meth:`system_home`, for the page of an agent inside a collection."""
+        if not prefix or self.latest is None:
+            return prefix
+        return "" if agent in self.latest.agent_slugs else prefix
+
 
 def _benchmark_for(
     bid: str,

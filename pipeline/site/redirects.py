@@ -15,7 +15,7 @@ names, so rebuilding gives the same bytes.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from pipeline.site.model import VersionData, href, slugify
 from pipeline.site.pages import Page, RedirectPage
@@ -38,16 +38,24 @@ def former_slugs(names: Iterable[str], current: dict[str, str]) -> dict[str, str
     }
 
 
-def redirect_pages(vd: VersionData, prefix: str, existing: set[str]) -> list[Page]:
+def redirect_pages(
+    vd: VersionData,
+    prefix: str,
+    existing: set[str],
+    home: Callable[[str], str] | None = None,
+) -> list[Page]:
     """Redirect pages for one version's tree (``prefix`` is ``""`` or ``releases/<name>/``).
 
     ``existing`` holds every page path already built: a former address never replaces one.
+    ``home(name)`` is the tree holding the system's page (a light release copy links to the
+    current one); without it, ``prefix``.
     """
     out = []
     for old, name in former_slugs(vd.slugs, vd.slugs).items():
         path = f"{prefix}systems/{old}/index.html"
         if path in existing:
             continue
-        target = href(path, f"{prefix}systems/{vd.slugs[name]}/")
+        tree = home(name) if home is not None else prefix
+        target = href(path, f"{tree}systems/{vd.slugs[name]}/")
         out.append(Page(path, "redirect.html", RedirectPage(f"{name} (moved)", name, target)))
     return out

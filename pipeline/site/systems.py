@@ -129,6 +129,8 @@ def system_pages(
             grouped[name].append((bm.id, e, b))
     pages = []
     for name in sorted(grouped):
+        if site.system_home(prefix, name) != prefix:
+            continue  # a light release copy links to the current page
         pages.extend(_system_pages(site, vd, prefix, nav, files, name, grouped[name]))
     return pages
 
@@ -235,7 +237,7 @@ def _system_pages(
         ", ".join(orgs),
         tuple(entries),
         tuple(provenance[k] for k in sorted(provenance)),
-        blocks(specs, path, base, files),
+        blocks(specs, path, base, files, light=bool(prefix)),
         more=more,
         hidden=hidden,
         detail_limit=DETAIL_ENTRIES,
@@ -294,6 +296,8 @@ def agent_pages(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav
     latest = site.latest
     pages = []
     for agent in sorted(found):
+        if site.agent_home(prefix, agent) != prefix:
+            continue  # a light release copy links to the current page
         slug = vd.agent_slugs[agent]
         path = f"{prefix}agents/{slug}/index.html"
         entries = []
@@ -301,7 +305,9 @@ def agent_pages(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav
         for bid, e, system in found[agent]:
             bm = bms[bid]
             t = site.tracks[bm.track]
-            sys_link = Link(href(path, f"{prefix}systems/{vd.slugs[system]}/"), system)
+            sys_link = Link(
+                href(path, f"{site.system_home(prefix, system)}systems/{vd.slugs[system]}/"), system
+            )
             systems[system] = sys_link
             p = e.primary
             others = tuple(

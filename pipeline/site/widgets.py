@@ -67,9 +67,19 @@ EAGER_CHARTS = 2
 
 
 def blocks(
-    specs: list[ch.ChartSpec], page_path: str, base: str, files: list[SpecFile]
+    specs: list[ch.ChartSpec],
+    page_path: str,
+    base: str,
+    files: list[SpecFile],
+    *,
+    light: bool = False,
 ) -> tuple[ChartBlock, ...]:
-    """Chart blocks for a page, recording each spec and its drawn SVGs next to the page."""
+    """Chart blocks for a page, recording each spec and its drawn SVGs next to the page.
+
+    ``light`` (release copies) keeps the wide SVG and the chart's data table only: a phone
+    scales the drawing down instead of fetching a second one, and the Vega-Lite spec (for the
+    interactive view) stays on the current site; together they would double a copy's weight.
+    """
     from pipeline.errors import BuildError
     from pipeline.site import svgrender
 
@@ -77,14 +87,16 @@ def blocks(
     for c in specs:
         try:
             wide = svgrender.render(c.spec, svgrender.WIDE)
-            narrow = svgrender.render(c.spec, svgrender.NARROW)
+            small = None if light else svgrender.render(c.spec, svgrender.NARROW)
         except BuildError:
             continue  # a chart Vega cannot draw (odd new chart data) is left out, never fatal
         i = len(res)
         spath = f"{base}{c.key}.vl.json"
-        files.append(SpecFile(spath, c.spec))
+        if not light:
+            files.append(SpecFile(spath, c.spec))
         files.append(SpecFile(f"{base}{c.key}.svg", None, wide.text))
-        files.append(SpecFile(f"{base}{c.key}.narrow.svg", None, narrow.text))
+        if small is not None:
+            files.append(SpecFile(f"{base}{c.key}.narrow.svg", None, small.text))
         if c.csv:
             files.append(SpecFile(f"{base}{c.key}.data.csv", None, c.csv))
         res.append(
@@ -93,14 +105,14 @@ def blocks(
                 c.title,
                 c.alt,
                 c.spec,
-                href(page_path, spath),
+                "" if light else href(page_path, spath),
                 c.table_head,
                 c.table_rows,
                 c.wide,
                 href(page_path, f"{base}{c.key}.svg"),
-                href(page_path, f"{base}{c.key}.narrow.svg"),
+                href(page_path, f"{base}{c.key}.narrow.svg") if small is not None else "",
                 (wide.width, wide.height),
-                (narrow.width, narrow.height),
+                (small.width, small.height) if small is not None else (0, 0),
                 i < EAGER_CHARTS,
                 c.table_total,
                 href(page_path, f"{base}{c.key}.data.csv") if c.csv else "",
