@@ -19,8 +19,10 @@ from site_fixtures import make_store
 
 from pipeline.site.build import build_site
 
-BOARD_FILE = re.compile(r"benchmarks/[^/]+/(index\.html|all/index\.html|cite\.bib|scores\.csv"
-                        r"|[A-Za-z0-9_.-]+(?<!\.narrow)\.svg|[A-Za-z0-9_.-]+\.data\.csv)")  # fmt: skip
+BOARD_FILE = re.compile(
+    r"benchmarks/[^/]+/(index\.html|all/index\.html|cite\.bib|scores\.csv"
+    r"|[A-Za-z0-9_.-]+(?<!\.narrow)\.svg|[A-Za-z0-9_.-]+\.data\.csv)"
+)
 OWN_FILE = re.compile(r"(index\.html|cite\.bib|changelog/index\.html)")
 
 
