@@ -428,9 +428,25 @@ def test_former_system_address_redirects(browser, server: str) -> None:
     page = browser.new_page()
     for prefix in ("", "releases/2024.1/"):
         page.goto(server + prefix + "systems/atlas/", wait_until="load")
-        page.wait_for_url(f"**/{prefix}systems/{stable_slug('Atlas')}/", timeout=10_000)
+        # a light release copy sends its former address to the current page
+        page.wait_for_url(f"**/systems/{stable_slug('Atlas')}/", timeout=10_000)
+        assert "/releases/" not in page.url
         page.wait_for_load_state("load")
         assert "Atlas" in page.locator("h1").first.inner_text()
+    page.close()
+
+
+def test_an_old_release_address_of_a_system_or_agent_reaches_the_current_page(
+    browser, server: str
+) -> None:
+    page = browser.new_page()
+    for kind, name in (("systems", "Atlas"), ("agents", "agent-1")):
+        slug = stable_slug(name)
+        page.goto(f"{server}releases/2024.1/{kind}/{slug}/", wait_until="load")
+        page.wait_for_url(f"**/{kind}/{slug}/", timeout=10_000)
+        assert "/releases/" not in page.url
+        page.wait_for_load_state("load")
+        assert name in page.locator("h1").first.inner_text()
     page.close()
 
 
