@@ -20,7 +20,7 @@ from site_fixtures import make_store
 from pipeline.site.build import build_site
 
 BOARD_FILE = re.compile(
-    r"benchmarks/[^/]+/(index\.html|all/index\.html|cite\.bib|scores\.csv"
+    r"benchmarks/[^/]+/(index\.html|all/index\.html|changelog/index\.html|cite\.bib|scores\.csv"
     r"|[A-Za-z0-9_.-]+(?<!\.narrow)\.svg|[A-Za-z0-9_.-]+\.data\.csv)"
 )
 OWN_FILE = re.compile(r"(index\.html|cite\.bib|changelog/index\.html)")
