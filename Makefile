@@ -18,17 +18,14 @@ $(STAMP): pyproject.toml
 	  { echo "gmeter needs Python >= 3.11 (found $$($(PYTHON) --version))"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[all,test]'
 	$(BIN)/python -m pipeline.lab.aiq.gym_hook >/dev/null  # import gymnasium registers gmeter/*
 	touch $(STAMP)
 
-install: $(STAMP)  ## create .venv and install gmeter with its test extras
+install: $(STAMP)  ## create .venv and install gmeter with every extra and the test tools
 
-site: install  ## validate, ingest, score and build public/ from submissions/
-	$(GMETER) validate submissions
-	$(GMETER) ingest submissions
-	$(GMETER) score
-	$(GMETER) build --out public
+site: install  ## validate, ingest, score and build public/ from submissions/ (gmeter site)
+	$(GMETER) site --out public
 
 test: install browser  ## the default test suite (no slow tests)
 	$(BIN)/python -m pytest

@@ -20,15 +20,87 @@ from cli.context import STATE, err_console
 from pipeline import __version__
 
 
+def _quiet_pipe() -> None:
+    """The reader of our output went away (``gmeter query … | head``): end quietly.
+
+    stdout is pointed at /dev/null so the interpreter's final flush does not fail again.
+    """
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+
+
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, raised in the main thread so every ``finally`` and ``with`` block runs."""
+
+
+def _set_flag(name: str, value: bool) -> None:
+    if not value:
+        return
+    other = "verbose" if name == "quiet" else "quiet"
+    if getattr(STATE, other):
+        from pipeline.errors import UsageError
+
+        raise UsageError("--quiet and --verbose together", hint="give one of them")
+    setattr(STATE, name, True)
+
+
+def _late_flags(
+    quiet: Annotated[
+        bool,
+        typer.Option("--quiet", "-q", hidden=True, expose_value=False,
+                     callback=lambda value: _set_flag("quiet", value)),
+    ] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", hidden=True, expose_value=False,
+                     callback=lambda value: _set_flag("verbose", value)),
+    ] = False,
+) -> None:
+    """Holds the two global flags every command also accepts after its name."""
+
+
+def _late_params() -> list[Any]:
+    holder = typer.Typer()
+    holder.command()(_late_flags)
+    return list(typer.main.get_command(holder).params)
+
+
+_LATE_PARAMS: list[Any] = []
+
+
+def _accept_global_flags(cmd: Any) -> None:
+    """Let ``cmd`` (and every command below it) take ``-q``/``-v`` after its name.
+
+    A command with an option of the same spelling keeps its own; the added ones are hidden
+    in its help (the ``gmeter`` help lists them once).
+    """
+    if not _LATE_PARAMS:
+        _LATE_PARAMS.extend(_late_params())
+    for sub in getattr(cmd, "commands", {}).values():
+        _accept_global_flags(sub)
+    taken = {opt for p in cmd.params for opt in getattr(p, "opts", [])}
+    for param in _LATE_PARAMS:
+        if not taken & set(param.opts):
+            cmd.params.append(param)
 
 
 class _GmeterGroup(TyperGroup):
     """Map :class:`~pipeline.errors.GmeterError` to its exit code inside click.
 
     ``CliRunner`` and the console script then behave the same (no traceback for user errors).
+    Every command also accepts the global ``-q``/``-v`` after its name.
     """
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        cmd = super().get_command(ctx, cmd_name)
+        if cmd is not None:
+            _accept_global_flags(cmd)
+        return cmd
 
     def invoke(self, ctx: Any) -> Any:
         from pipeline.errors import GmeterError
@@ -40,6 +112,19 @@ class _GmeterGroup(TyperGroup):
 
             print_error(exc)
             raise typer.Exit(exc.exit_code) from None
+        except ImportError as exc:
+            # An optional dependency (numba, scikit-learn, ...) missing: name the extra.
+            from cli.extras import missing_extra
+            from cli.render_errors import print_error
+
+            extra = missing_extra(exc)
+            if extra is None:
+                raise
+            print_error(extra)
+            raise typer.Exit(extra.exit_code) from None
+        except BrokenPipeError:
+            _quiet_pipe()
+            raise typer.Exit(0) from None
         except OSError as exc:
             # A full disk, a read-only or vanished output folder, a permission: one line.
             from cli.render_errors import print_os_error
@@ -57,7 +142,7 @@ app = typer.Typer(
     help="Publish and audit measures of general machine intelligence "
     "(g-index, AIQ, generality, test similarity).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -80,9 +165,15 @@ def main_options(
         ),
     ] = None,
     quiet: Annotated[
-        bool, typer.Option("--quiet", "-q", help="Print only results and errors.")
+        bool,
+        typer.Option(
+            "--quiet", "-q", help="Print only results and errors (before or after the command)."
+        ),
     ] = False,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Print more detail.")] = False,
+    verbose: Annotated[
+        bool,
+        typer.Option("--verbose", "-v", help="Print more detail (before or after the command)."),
+    ] = False,
     version: Annotated[
         bool,
         typer.Option(
@@ -90,7 +181,11 @@ def main_options(
         ),
     ] = False,
 ) -> None:
-    """Global options, given before the command."""
+    """Global options, given before the command (``-q``/``-v`` also after it)."""
+    from pipeline.errors import UsageError
+
+    if quiet and verbose:
+        raise UsageError("--quiet and --verbose together", hint="give one of them")
     STATE.db = db
     STATE.quiet = quiet
     STATE.verbose = verbose
@@ -136,6 +231,9 @@ def main() -> None:
     except KeyboardInterrupt:
         err_console.print("interrupted")
         sys.exit(130)
+    except BrokenPipeError:
+        _quiet_pipe()
+        sys.exit(0)
     except OSError as exc:
         from cli.render_errors import print_os_error
 

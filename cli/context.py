@@ -78,14 +78,39 @@ def debug(message: str) -> None:
         err_console.print(message, style="dim")
 
 
+def _plain_progress(every: float = 10.0) -> Any:
+    """A progress callback for logs: a line per task every ``every`` seconds.
+
+    A task that took longer than that also prints its last line; short steps stay silent.
+    """
+    import sys
+    import time
+
+    started: dict[str, float] = {}
+    shown: dict[str, float] = {}
+
+    def report(task: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        start = started.setdefault(task, now)
+        if now - shown.get(task, start) >= every or (done >= total and now - start >= every):
+            shown[task] = now
+            print(f"{task}: {done}/{total}", file=sys.stderr, flush=True)
+
+    return report
+
+
 @contextmanager
 def progress_reporter() -> Iterator[Any]:
     """Yield a ``progress(task, done, total)`` callback that drives a rich progress bar.
 
-    Quiet mode and non-terminals get a no-op callback (CI logs stay readable).
+    Quiet mode gets none; without a terminal (CI logs) long steps print a plain line now and
+    then (``task: done/total``, at most every 10 s and at the end) instead of a bar.
     """
-    if STATE.quiet or not err_console.is_terminal:
+    if STATE.quiet:
         yield None
+        return
+    if not err_console.is_terminal:
+        yield _plain_progress()
         return
     from rich.progress import (
         BarColumn,

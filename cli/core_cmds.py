@@ -18,6 +18,13 @@ Paths = Annotated[
 ]
 
 
+def _check_format(fmt: str) -> None:
+    from pipeline.errors import UsageError
+
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format {fmt!r}", hint="use text or json")
+
+
 def _default_paths(paths: list[Path] | None) -> list[Path]:
     return paths or [Path("submissions")]
 
@@ -61,6 +68,7 @@ def ingest(
     releases: Annotated[Path | None, typer.Option(
         help="The releases file to record (default: releases.toml of the submissions folder "
         "ingested).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="text or json (a summary).")] = "text",
 ) -> None:
     """Validate, then store every good bundle (one transaction each; unchanged ones are no-ops).
 
@@ -71,8 +79,10 @@ def ingest(
 
     from pipeline.ingest import ingest as run
     from pipeline.release import releases_file_for, sync_releases
+    from pipeline.repository.site import ingest_summary
     from pipeline.store import open_store
 
+    _check_format(fmt)
     chosen = _default_paths(paths)
     rel_file = releases or releases_file_for(chosen)
     with open_store(STATE.db_path) as store, progress_reporter() as progress:
@@ -85,7 +95,14 @@ def ingest(
         table.add_column(col, justify="right")
     table.add_row(*(str(report.count(s)) for s in
                     ("new", "changed", "unchanged", "rejected", "retired")))
-    if not STATE.quiet:
+    if fmt == "json":
+        typer.echo(json.dumps({
+            **ingest_summary(report),
+            "ok": not (report.rejected or report.strict_aborted
+                       or any(p.severity == "error" for p in history)),
+            "problems": [p.as_dict() for p in report.problems + history],
+        }, sort_keys=True))
+    elif not STATE.quiet:
         console.print(table)
         if STATE.verbose:
             for o in report.outcomes:
@@ -108,14 +125,17 @@ def score(
     workers: WorkersOpt = None,
     scheduler: SchedulerOpt = None,
     force: Annotated[bool, typer.Option("--force", help="Recompute unchanged inputs.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="text or json (a summary).")] = "text",
 ) -> None:
     """Compute every metric for the current state and each release; store ranked scores."""
     from rich.table import Table
 
     from pipeline.errors import UsageError
+    from pipeline.repository.site import score_summary
     from pipeline.score import score_all
     from pipeline.store import open_store
 
+    _check_format(fmt)
     opts: dict[str, Any] = {}
     for item in option or []:
         key, sep, value = item.partition("=")
@@ -131,7 +151,9 @@ def score(
         table.add_column(col)
     for r in report.results:
         table.add_row(r.release, r.benchmark, r.status, str(r.rows))
-    if not STATE.quiet:
+    if fmt == "json":
+        typer.echo(json.dumps(score_summary(report), sort_keys=True))
+    elif not STATE.quiet:
         console.print(table)
     for r in report.results:
         if r.status == "incomplete":
@@ -193,6 +215,7 @@ def release(
     freeze: Annotated[bool, typer.Option(
         "--freeze", help="Freeze an existing release recorded before releases were frozen: "
         "write its numbers as this gmeter computes them.")] = False,
+    fmt: Annotated[str, typer.Option("--format", help="text or json (a summary).")] = "text",
 ) -> None:
     """Record an immutable release of the current versions and freeze every published number.
 
@@ -205,6 +228,7 @@ def release(
     from pipeline.release import freeze_release, record_release
     from pipeline.store import open_store
 
+    _check_format(fmt)
     try:
         day = dt.date.fromisoformat(date) if date else None
     except ValueError as exc:
@@ -215,6 +239,13 @@ def release(
         else:
             rel = record_release(store, releases, name, date=day, notes=notes)
     frozen = f"; numbers frozen in {releases.parent / rel.frozen.path}" if rel.frozen else ""
+    if fmt == "json":
+        typer.echo(json.dumps({
+            "name": rel.name, "date": str(rel.date), "benchmarks": len(rel.benchmarks),
+            "bundles": len(rel.bundles), "releases_file": str(releases),
+            "uncommitted": list(rel.uncommitted),
+            "frozen": str(releases.parent / rel.frozen.path) if rel.frozen else None},
+            sort_keys=True))
     info(f"recorded release {rel.name} ({rel.date}): {len(rel.benchmarks)} benchmark(s), "
          f"{len(rel.bundles)} bundle(s) in {releases}{frozen}")
     if rel.uncommitted:

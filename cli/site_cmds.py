@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Annotated
 
@@ -20,6 +21,7 @@ def build(
     full: Annotated[
         bool, typer.Option("--full", help="Make every file again (ignore the previous build).")
     ] = False,
+    fmt: Annotated[str, typer.Option("--format", help="text or json (a summary).")] = "text",
 ) -> None:
     """Build the static site (leaderboards, releases, charts, data, API, feed) from the store.
 
@@ -29,10 +31,27 @@ def build(
     Only files whose inputs changed since the last build of OUT are made again (nothing when
     the store did not change); the result is the same as with --full.
     """
+    from pipeline.errors import UsageError
+    from pipeline.repository.site import build_summary
     from pipeline.site.build import build_site
+    from pipeline.site.config import load_config, template_overrides
 
+    if fmt not in ("text", "json"):
+        raise UsageError(f"--format {fmt!r}", hint="use text or json")
+
+    config = load_config(Path.cwd())
     with progress_reporter() as progress:
-        report = build_site(STATE.db_path, out, progress=progress, incremental=not full)
+        report = build_site(
+            STATE.db_path,
+            out,
+            progress=progress,
+            incremental=not full,
+            config=config,
+            overrides=template_overrides(Path.cwd()),
+        )
+    if fmt == "json":
+        typer.echo(json.dumps(build_summary(report), sort_keys=True))
+        return
     info(
         f"built {report.pages} pages ({report.files} files, {report.bytes / 1e6:.1f} MB) for "
         f"{report.benchmarks} benchmark(s) and {len(report.versions)} version(s) "

@@ -127,4 +127,4 @@ def test_make_check_submission_installs_the_base_gmeter() -> None:
     assert 'git archive --format=tar "$commit"' in script and "PYTHONSAFEPATH=1" in script
     res = subprocess.run(["make", "-n", "publish"], cwd=ROOT, capture_output=True, text=True,
                          timeout=60, check=True)
-    assert "gmeter build" in res.stdout
+    assert "gmeter site" in res.stdout

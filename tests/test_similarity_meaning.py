@@ -31,6 +31,7 @@ def _texts() -> list[tuple[str, str]]:
         "docs/**/*.md",
         "README.md",
         "site_templates/**/*",
+        "pipeline/site/templates/**/*",
         "submissions/similarity-*/**/*.toml",
         "pipeline/tracks/similarity/*.py",
         "pipeline/lab/similarity/*.py",

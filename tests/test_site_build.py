@@ -657,3 +657,18 @@ def test_board_cite_link_defaults_to_the_newest_release(site: Path) -> None:
     assert f"releases/{releases[-1]}/" in first.group(1)
     cff = (site / "CITATION.cff").read_text(encoding="utf-8")
     assert f'version: "{releases[-1]}"' in cff and "\nurl: " in cff
+
+
+def test_published_duckdb_is_in_the_oldest_declared_storage_format(site: Path) -> None:
+    """data/gmeter.duckdb opens in the oldest DuckDB gmeter declares (``duckdb>=1.1``).
+
+    DuckDB's file header holds the storage version after the ``DUCK`` magic: 64 is the format
+    DuckDB 1.1 reads (a newer DuckDB writes a number 1.1 refuses unless told otherwise).
+    """
+    import struct
+
+    head = (site / "data" / "gmeter.duckdb").read_bytes()[:20]
+    assert head[8:12] == b"DUCK"
+    assert struct.unpack("<Q", head[12:20])[0] == 64
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '"duckdb>=1.1"' in pyproject

@@ -474,7 +474,7 @@ def home_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav])
         for v in reversed(site.versions)
         if v.version.is_release and v.version.name in shown
     )
-    title = "Leaderboards of general machine intelligence"
+    title = site.config.home_title
     return Page(
         path,
         "home.html",
@@ -522,8 +522,25 @@ def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., 
     )
 
 
-SUBMITTING = Path(__file__).resolve().parents[2] / "docs" / "submitting.md"
-"""The submitting guide, published as ``submit/``."""
+def submit_guide(site: Site) -> str:
+    """The Submit page's Markdown, generated for this site (its boards, repository, commands)."""
+    from pipeline import __version__
+    from pipeline.site.render import render_markdown
+
+    boards = sorted(site.current_benchmarks.values(), key=lambda b: b.id)
+    if not boards and site.latest is not None:
+        boards = sorted(site.latest.benchmarks, key=lambda b: b.id)
+    example = boards[0] if boards else None
+    repo = site.config.repository.rstrip("/").removesuffix(".git")
+    return render_markdown(
+        "submit_guide.md",
+        site=site.config,
+        boards=boards,
+        example={"id": example.id if example else "my-benchmark",
+                 "track": example.track if example else "TRACK"},
+        repo_dir=repo.rsplit("/", 1)[-1] if repo else "the-repository",
+        version=__version__,
+    )
 
 
 def global_pages(site: Site, base: str = "/") -> list[Page]:
@@ -570,15 +587,12 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
         Page(path, "about.html", AboutPage(make(path), "About the measures", metho, downloads))
     )
     path = "submit/index.html"
-    try:
-        guide = SUBMITTING.read_text(encoding="utf-8")
-    except OSError:
-        guide = "# Submitting results\n\nOpen a pull request adding a bundle to `submissions/`."
+    guide = submit_guide(site)
     out.append(
         Page(
             path,
             "submit.html",
-            SubmitPage(make(path), "Submit results", to_html(guide), "docs/submitting.md"),
+            SubmitPage(make(path), "Submit results", to_html(guide), "submit_guide.md"),
         )
     )
     path = "search/index.html"
@@ -600,7 +614,7 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
     from pipeline.site.cite import board_bib, citation_cff, papers_bib, release_bib
     from pipeline.site.model import site_url
 
-    root = site_url(base) or base  # absolute when the site's address is known
+    root = site_url(base, site.config.url) or base  # absolute when the address is known
     from pipeline.site.systems import agent_pages, systems_index
 
     pages: list[Page] = []
@@ -616,7 +630,7 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
             for bm in vd.benchmarks:
                 pages.append(benchmark_page(site, vd, bm, prefix, nav, specs))
                 if prefix == "" and vd is site.latest:
-                    pages.append(board_changelog(site, vd, bm, nav))
+                    pages.append(board_changelog(site, vd, bm, nav, change_items))
                 if len(vd.standings[bm.id].entries) > PAGE_ROWS:
                     pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
                 board = f"{prefix}benchmarks/{safe_segment(bm.id)}/"

@@ -1,4 +1,4 @@
-"""Static assets of the site: the Vega JavaScript bundle and the CSS/JS in ``site_templates``.
+"""Static assets of the site: the Vega JavaScript bundle and the CSS/JS in ``templates/static``.
 
 The Vega, Vega-Lite and vega-embed libraries come from vl-convert-python's bundled copy
 (:func:`vl_convert.javascript_bundle`), so a build needs no network and the site requests
@@ -10,16 +10,29 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
+from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
 from pipeline.errors import BuildError
 
-STATIC_DIR = Path(__file__).resolve().parents[2] / "site_templates" / "static"
+
+def static_files(overrides: Path | None = None) -> list[Traversable]:
+    """The site's own CSS, JavaScript and favicon, read as package data (sorted by name).
+
+    A file in ``overrides/static/`` (a repository's ``site_templates/static/``) replaces the
+    package file of the same name, or adds one.
+    """
+    folder = resources.files("pipeline.site").joinpath("templates", "static")
+    files: dict[str, Traversable] = {f.name: f for f in folder.iterdir() if f.is_file()}
+    own = overrides / "static" if overrides is not None else None
+    if own is not None and own.is_dir():
+        files.update({f.name: f for f in own.iterdir() if f.is_file()})
+    return [files[name] for name in sorted(files)]
 
 
 _CACHE: list[Path] = []  # the folder of the build in progress (innermost last)
@@ -115,17 +128,19 @@ def _generate(m: Any) -> str:
     )
 
 
-def write_assets(site_root: Path) -> list[Path]:
-    """Write ``assets/`` (vega.js, site.css, site.js, favicon) under ``site_root``."""
+def write_assets(site_root: Path, overrides: Path | None = None) -> list[Path]:
+    """Write ``assets/`` (vega.js, site.css, site.js, favicon) under ``site_root``.
+
+    ``overrides`` is the repository's ``site_templates/`` (see :func:`static_files`).
+    """
     out = site_root / "assets"
     out.mkdir(parents=True, exist_ok=True)
     written = []
     vega = out / "vega.js"
     vega.write_text(vega_bundle(), encoding="utf-8")
     written.append(vega)
-    for src in sorted(STATIC_DIR.iterdir()):
-        if src.is_file():
-            dst = out / src.name
-            shutil.copyfile(src, dst)
-            written.append(dst)
+    for src in static_files(overrides):
+        dst = out / src.name
+        dst.write_bytes(src.read_bytes())
+        written.append(dst)
     return written

@@ -13,8 +13,10 @@ the same store gives byte-identical output.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import shutil
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -24,6 +26,7 @@ from typing import Any
 
 from pipeline import __version__
 from pipeline.errors import BuildError
+from pipeline.site.config import DEFAULT, SiteConfig
 from pipeline.store.rows import Snapshot
 
 MARKER = ".gmeter-site"
@@ -177,13 +180,18 @@ def build_site(
     base: str | None = None,
     search: bool = True,
     incremental: bool = True,
+    config: SiteConfig = DEFAULT,
+    overrides: Path | None = None,
 ) -> BuildReport:
     """Build the whole site from the store at ``db_path`` into ``out`` (atomically).
 
     ``base`` is the site's absolute base path (see :func:`base_url`); ``search`` builds the
     Pagefind index (``pagefind/``). With ``incremental`` (the default) the previous build of
     ``out`` is used (:mod:`pipeline.site.incremental`): nothing is done when nothing changed,
-    and unchanged files are taken over; the result is the same either way.
+    and unchanged files are taken over; the result is the same either way. ``config`` is the
+    repository's ``gmeter.toml`` (its URL gives the base path when neither ``base`` nor
+    ``$GMETER_BASE_URL`` does); ``overrides`` is the repository's ``site_templates/`` folder,
+    whose files replace the package templates and static assets of the same name.
 
     Raises
     ------
@@ -197,6 +205,8 @@ def build_site(
     from pipeline.site.incremental import BuildState, state_path
 
     started = time.perf_counter()
+    if base is None and not os.environ.get("GMETER_BASE_URL", "").strip() and config.url:
+        base = config.base_path
     base_path = base_url(base)
     out = Path(out).resolve()
     _check_out(out)
@@ -211,11 +221,27 @@ def build_site(
     try:
         with using_cache(cache):
             return _build(db_path, out, tmp, old, states, kept_files, base_path, search,
-                          incremental, progress, started)
+                          incremental, progress, started, config, overrides)
     finally:
+        # the override folder is this build's only (render is loaded only when pages change)
+        loaded = sys.modules.get("pipeline.site.render")
+        if loaded is not None:
+            loaded.use_overrides(None)
         # Whatever failed, the half-built folder goes and the previous site stays.
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _overrides_digest(folder: Path | None) -> str:
+    """SHA-256 of a repository's ``site_templates/`` (names and bytes; ``""`` without one)."""
+    if folder is None:
+        return ""
+    h = hashlib.sha256()
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            h.update(path.relative_to(folder).as_posix().encode() + b"\0")
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+    return h.hexdigest()
 
 
 def _build(
@@ -230,6 +256,8 @@ def _build(
     incremental: bool,
     progress: ProgressFn | None,
     started: float,
+    config: SiteConfig = DEFAULT,
+    overrides: Path | None = None,
 ) -> BuildReport:
     """The phases of :func:`build_site` inside its temporary folder and chart cache."""
     from pipeline.site.incremental import Ledger, code_digest, key_of
@@ -237,10 +265,12 @@ def _build(
     from pipeline.store import open_store
 
     with open_store(Path(db_path), read_only=True) as store:
-        absolute = site_url(base_path)
+        absolute = site_url(base_path, config.url)
+        # gmeter.toml and the repository's own templates are inputs of every page too
+        own = _overrides_digest(overrides)
         whole = key_of(code_digest(), sorted(store.fingerprints().items()), base_path,
                        absolute, search, os.environ.get("SOURCE_DATE_EPOCH", "").strip(),
-                       sorted(kept_files.items()))  # fmt: skip
+                       sorted(kept_files.items()), config, own)  # fmt: skip
         if old is not None and old.key == whole and old.intact(out):
             # Nothing the site is made from changed, and the site is as it was left.
             r = old.report
@@ -253,9 +283,10 @@ def _build(
         from pipeline.site import model as site_model
         from pipeline.site.assets import write_assets
 
+        render.use_overrides(str(overrides) if overrides is not None else None)
         ledger = Ledger(tmp, out, old)
         snapshot = read_snapshot(store)
-        site = site_model.analyse(snapshot)
+        site = site_model.analyse(snapshot, config)
         exports.export_data(store, tmp / "data", ledger)
         exports.write_raw_files(store, site, tmp, ledger)
         with svgrender.batched() as batch:
@@ -263,9 +294,14 @@ def _build(
         if batch.deferred:  # many new charts (a cold cache): drawn on all cores, then again
             svgrender.draw_all(batch)
             pages, specs = site_pages.build_pages(site, base_path)
-    code = code_digest()
+    code = key_of(code_digest(), own)
     built = snapshot.site_date.isoformat()
-    extra = {"generator": snapshot.generator, "built": built, "site_url": absolute or base_path}
+    extra = {
+        "generator": snapshot.generator,
+        "built": built,
+        "site_url": absolute or base_path,
+        "site": config,
+    }
     total = 0
     for i, page in enumerate(pages):
         key = key_of(code, page.template, page.context, extra)
@@ -285,7 +321,7 @@ def _build(
     # release copies point to the current pages (canonical), so only current pages are listed
     listed = [p.path for p in pages if not p.path.startswith("releases/") and p.path != "404.html"]
     total += ledger.text("sitemap.xml", sitemap(listed, absolute or base_path))
-    write_assets(tmp)
+    write_assets(tmp, overrides)
     ledger.adopt_tree("assets")
     for name, data in kept_files.items():
         ledger.write(name, data)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 from pipeline.site.model import Site, VersionData, safe_segment, track_info
@@ -42,6 +43,11 @@ def _bib_text(text: str) -> str:
     return bibtex(text)
 
 
+def _bib_authors(site: Site) -> str:
+    """The site's authors (``gmeter.toml`` maintainers) as one braced BibTeX author list."""
+    return " and ".join("{" + _bib_text(a) + "}" for a in site.config.authors)
+
+
 def _key(*parts: str) -> str:
     return "gmeter-" + "-".join(re.sub(r"[^A-Za-z0-9]+", "-", p).strip("-") for p in parts if p)
 
@@ -54,19 +60,20 @@ def board_bib(site: Site, vd: VersionData, bm: BenchmarkRow, root: str = "/") ->
     """
     version = vd.version
     year = version.date.year
+    name = site.config.long_title.removesuffix(" leaderboards")
     note = (
-        f"gmeter leaderboard, {version.label}; benchmark version {bm.version or '—'}"
+        f"{name} leaderboard, {version.label}; benchmark version {bm.version or '—'}"
         f" ({bm.content_hash[:12]})"
         if bm.content_hash
-        else f"gmeter leaderboard, {version.label}"
+        else f"{name} leaderboard, {version.label}"
     )
     path = f"{vd.prefix}benchmarks/{safe_segment(bm.id)}/"
     entry = (
         f"@misc{{{_key(bm.id, version.name)},\n"
         f"  title        = {{{{{_bib_text(bm.title)}}}}},\n"
-        f"  author       = {{{{gmeter contributors}}}},\n"
+        f"  author       = {{{_bib_authors(site)}}},\n"
         f"  year         = {{{year}}},\n"
-        f"  howpublished = {{gmeter leaderboard, page {_bib_text(path)}}},\n"
+        f"  howpublished = {{{_bib_text(name)} leaderboard, page {_bib_text(path)}}},\n"
         f"  url          = {{{_bib_url(root + path)}}},\n"
         f"  note         = {{{_bib_text(note)}}}\n"
         "}\n"
@@ -92,10 +99,11 @@ def release_bib(site: Site, vd: VersionData, root: str = "/") -> str:
     ids = ", ".join(bm.id for bm in vd.benchmarks)
     entry = (
         f"@misc{{{_key('release', v.name)},\n"
-        f"  title        = {{{{gmeter leaderboards, {_bib_text(v.label)}}}}},\n"
-        f"  author       = {{{{gmeter contributors}}}},\n"
+        f"  title        = {{{{{_bib_text(site.config.long_title)}, {_bib_text(v.label)}}}}},\n"
+        f"  author       = {{{_bib_authors(site)}}},\n"
         f"  year         = {{{v.date.year}}},\n"
-        f"  howpublished = {{gmeter release {_bib_text(v.name)}, page {_bib_text(vd.prefix)}}},\n"
+        f"  howpublished = {{{_bib_text(site.config.long_title.removesuffix(' leaderboards'))} "
+        f"release {_bib_text(v.name)}, page {_bib_text(vd.prefix)}}},\n"
         f"  url          = {{{_bib_url(root + vd.prefix)}}},\n"
         f"  note         = {{boards: {_bib_text(ids)}}}\n"
         "}\n"
@@ -110,6 +118,11 @@ def papers_bib() -> str:
     return "\n\n".join(papers[t].bibtex for t in sorted(papers)) + "\n"
 
 
+def _yaml(text: str) -> str:
+    """A YAML double-quoted scalar (JSON's string syntax is valid YAML)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def citation_cff(site: Site, root: str = "/") -> str:
     """``CITATION.cff`` (Citation File Format 1.2.0) for the site, with the papers it uses."""
     latest = site.latest
@@ -118,20 +131,28 @@ def citation_cff(site: Site, root: str = "/") -> str:
     # a citation names something fixed: the newest release (its pages never change)
     cited = newest or latest
     version = cited.version.name if cited else "current"
+    cfg = site.config
+    title = ("gmeter leaderboards of general machine intelligence" if cfg.title == "gmeter"
+             else cfg.title)
     lines = [
         "cff-version: 1.2.0",
         'message: "If you use these leaderboards, please cite them as below, and the paper of '
         'each measure you use."',
-        'title: "gmeter leaderboards of general machine intelligence"',
+        f"title: {_yaml(title)}",
         "type: dataset",
         "authors:",
-        '  - name: "gmeter contributors"',
+        *(f"  - name: {_yaml(a)}" for a in cfg.authors),
         f'version: "{version}"',
         f'url: "{_bib_url(root + (cited.prefix if cited else ""))}"',
         f"date-released: {date}",
-        "license: MIT",
-        "references:",
     ]
+    if cfg.licence:
+        lines.append(f"license: {_yaml(cfg.licence) if ' ' in cfg.licence else cfg.licence}")
+    if cfg.repository:
+        lines.append(f"repository-code: {_yaml(cfg.repository)}")
+    if cfg.description:
+        lines.append(f"abstract: {_yaml(cfg.description)}")
+    lines.append("references:")
     papers = _citations()
     for t in sorted(papers):
         p = papers[t]

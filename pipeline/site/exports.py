@@ -82,7 +82,7 @@ def _publish_duckdb(src: Path, target: Path) -> None:
     only when stale. Any failure falls back to copying the store as it is.
     """
     from pipeline.site.assets import cache_dir
-    from pipeline.store import compact_copy
+    from pipeline.store import PUBLISHED_STORAGE, compact_copy
 
     key = copy_key(src)
     folder = cache_dir() / "duckdb"
@@ -105,7 +105,7 @@ def _publish_duckdb(src: Path, target: Path) -> None:
         shutil.copyfile(src, target)
 
 
-COPY_FORMAT = "light-1"
+COPY_FORMAT = "light-2"  # light-2: in the v1.1.0 storage format
 """What the published copy holds (see :func:`pipeline.store.compact_copy`); a new value keeps
 copies cached by an older gmeter from being published."""
 
@@ -349,7 +349,10 @@ def feed(site: Site) -> FeedPage:
             date = vd.version.date.isoformat()
             entries.append(
                 FeedEntry(
-                    f"tag:gmeter,{date}:{vd.version.name}/{bm.id}",
+                    site.config.entry_id(
+                        date, f"{vd.version.name}/{bm.id}",
+                        f"{vd.prefix}benchmarks/{safe_segment(bm.id)}/",
+                    ),
                     f"{bm.title}: {', '.join(parts)} ({vd.version.label})",
                     f"{date}T00:00:00Z",
                     f"{vd.prefix}benchmarks/{safe_segment(bm.id)}/",
@@ -359,7 +362,8 @@ def feed(site: Site) -> FeedPage:
     entries.sort(key=lambda e: (e.updated, e.id), reverse=True)
     entries = entries[:FEED_LIMIT]
     updated = entries[0].updated if entries else f"{site.snapshot.site_date.isoformat()}T00:00:00Z"
-    return FeedPage("gmeter leaderboards", "tag:gmeter,2024:feed", updated, tuple(entries))
+    title = "gmeter leaderboards" if site.config.title == "gmeter" else site.config.title
+    return FeedPage(title, site.config.feed_id, updated, tuple(entries))
 
 
 def sha256_file(path: Path) -> str:

@@ -15,6 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from pipeline.errors import BuildError, GmeterError
+from pipeline.site.config import DEFAULT, SiteConfig
 from pipeline.site.standings import (
     CURRENT,
     Change,
@@ -197,6 +198,8 @@ class Site:
     runs: dict[tuple[str, str], RunRecord]
     charts: dict[tuple[str, str], list[ChartRecord]]
     labels: dict[str, str]
+    config: SiteConfig = DEFAULT
+    """Whose site this is (``gmeter.toml``): titles, feed id, citation, submit guide."""
 
     def bundle(self, benchmark: str, bundle: str, content_hash: str) -> BundleRow | None:
         """Return the bundle version a score was computed on (falling back to the current one)."""
@@ -247,7 +250,7 @@ def _benchmark_for(
     return BenchmarkRow(bid, "", track, bid, "", "", "", None, {}, "", "", False)
 
 
-def analyse(snapshot: Snapshot) -> Site:
+def analyse(snapshot: Snapshot, config: SiteConfig = DEFAULT) -> Site:
     """Compute versions, standings, changes and slugs for the whole site."""
     index = index_scores(snapshot.scores)
     bundles = {(b.benchmark, b.id, b.content_hash): b for b in snapshot.bundles}
@@ -281,6 +284,7 @@ def analyse(snapshot: Snapshot) -> Site:
         runs,
         charts,
         labels,
+        config,
     )
     versions = site_versions(snapshot)
     previous: VersionData | None = None
@@ -333,14 +337,16 @@ def analyse(snapshot: Snapshot) -> Site:
     return site
 
 
-def site_url(base_path: str = "/") -> str:
+def site_url(base_path: str = "/", configured: str = "") -> str:
     """The site's absolute address (``https://host/base/``), or ``""`` when unknown.
 
-    ``$GMETER_SITE_URL`` when set; on GitHub Actions the GitHub Pages address of the
-    repository. Absolute links (sitemap, feed, BibTeX) need it; without one they fall back
-    to the base path. One place, so the site configuration can supply it instead.
+    In order: ``$GMETER_SITE_URL`` when set (a preview or a fork can point its links
+    elsewhere without editing the repository); ``configured``, the ``url`` of the
+    repository's ``gmeter.toml``; on GitHub Actions the GitHub Pages address of the
+    repository. Absolute links (sitemap, feed, BibTeX, CITATION.cff) need it; without one
+    they fall back to the base path.
     """
-    raw = os.environ.get("GMETER_SITE_URL", "").strip()
+    raw = os.environ.get("GMETER_SITE_URL", "").strip() or configured.strip()
     if not raw and os.environ.get("GITHUB_ACTIONS") == "true":
         owner = (
             os.environ.get("GITHUB_REPOSITORY_OWNER", "")

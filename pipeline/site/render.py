@@ -13,12 +13,12 @@ import json
 import math
 from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import jinja2
 
-TEMPLATE_DIR = Path(__file__).resolve().parents[2] / "site_templates"
+TEMPLATE_PACKAGE = "pipeline.site"
+"""The package whose ``templates/`` folder holds the site's templates (wheel package data)."""
 
 CSP = (
     "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; "
@@ -73,11 +73,37 @@ def _tojson(value: Any) -> Any:
     return Markup(text)
 
 
+_overrides: list[str | None] = [None]
+"""The maintainer's override folder of the build in progress (see :func:`use_overrides`)."""
+
+
+def use_overrides(folder: str | None) -> None:
+    """Read templates from ``folder`` first, then from the package (``None``: package only).
+
+    ``folder`` is a repository's ``site_templates/``: a file there with the name of a package
+    template (``base.html``, ``submit_guide.md``, ``static/site.css`` …) replaces it for that
+    repository's site. :func:`pipeline.site.build.build_site` sets it for one build.
+    """
+    _overrides[0] = folder
+
+
+def _loader(template_dir: str | None) -> jinja2.BaseLoader:
+    package = jinja2.PackageLoader(TEMPLATE_PACKAGE, "templates")
+    if template_dir is None:
+        return package
+    return jinja2.ChoiceLoader([jinja2.FileSystemLoader(template_dir), package])
+
+
 @lru_cache(maxsize=4)
-def environment(template_dir: str = str(TEMPLATE_DIR)) -> jinja2.Environment:
-    """Return the one Jinja environment (autoescape on, strict undefined, compact whitespace)."""
+def environment(template_dir: str | None = None) -> jinja2.Environment:
+    """Return the one Jinja environment (autoescape on, strict undefined, compact whitespace).
+
+    The templates are read through :mod:`importlib.resources` (Jinja's ``PackageLoader``), so an
+    installed wheel builds a site without a source checkout; a file of the same name in
+    ``template_dir`` (a repository's ``site_templates/``) takes precedence.
+    """
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(template_dir),
+        loader=_loader(template_dir),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -89,6 +115,28 @@ def environment(template_dir: str = str(TEMPLATE_DIR)) -> jinja2.Environment:
     return env
 
 
+@lru_cache(maxsize=4)
+def text_environment(template_dir: str | None = None) -> jinja2.Environment:
+    """A Jinja environment for Markdown templates (no HTML escaping: Markdown is escaped later).
+
+    Its output must only ever go through :func:`pipeline.site.markdown.to_html`, which renders
+    with raw HTML disabled.
+    """
+    return jinja2.Environment(
+        loader=_loader(template_dir),
+        autoescape=False,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_markdown(template: str, **context: Any) -> str:
+    """Render a Markdown template (``submit_guide.md``) to Markdown text."""
+    return text_environment(_overrides[0]).get_template(template).render(**context)
+
+
 def render(template: str, page: Any, **extra: Any) -> str:
     """Render ``template`` with the context ``page`` (and site-wide ``extra`` values)."""
-    return environment().get_template(template).render(page=page, **extra)
+    return environment(_overrides[0]).get_template(template).render(page=page, **extra)

@@ -1047,6 +1047,8 @@ def open_store(path: Path, *, read_only: bool = False, create: bool = True) -> I
 PUBLISHED_BLOCK_SIZE = 16384
 """Block size of the published copy: DuckDB's default (256 KiB) would spend a whole block on
 each small table and column, several times the data itself."""
+PUBLISHED_STORAGE = "v1.1.0"
+"""The DuckDB storage format of the published ``data/gmeter.duckdb``: DuckDB 1.1 reads it."""
 
 
 def compact_copy(src: Path, dest: Path) -> None:
@@ -1058,7 +1060,9 @@ def compact_copy(src: Path, dest: Path) -> None:
     each file under ``files/`` and their SHA-256 and size stay in the tables. The copy is
     written twice (once to drop those columns, once into small blocks, since dropping a
     column does not shrink a file), so the published file is a few times its Parquet
-    exports instead of a hundred (28 MB → 3.5 MB on this repository).
+    exports instead of a hundred (28 MB → 3.5 MB on this repository). It is written in the storage format of
+    :data:`PUBLISHED_STORAGE` so that the oldest DuckDB gmeter declares (``duckdb>=1.1``) opens
+    it, whichever newer DuckDB wrote it.
     """
     dest = Path(dest)
     dest.unlink(missing_ok=True)
@@ -1077,7 +1081,11 @@ def compact_copy(src: Path, dest: Path) -> None:
             ).fetchall()
             for table, col in blobs:
                 con.execute(f'alter table gmeter_mid.main."{table}" drop column "{col}"')
-            con.execute(f"attach ? as gmeter_out (block_size {PUBLISHED_BLOCK_SIZE})", [str(dest)])
+            con.execute(
+                f"attach ? as gmeter_out (block_size {PUBLISHED_BLOCK_SIZE}, "
+                f"storage_version '{PUBLISHED_STORAGE}')",
+                [str(dest)],
+            )
             con.execute("copy from database gmeter_mid to gmeter_out")
             con.execute("checkpoint gmeter_out")
             con.execute("detach gmeter_out")

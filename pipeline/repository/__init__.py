@@ -1,0 +1,1 @@
+"""A benchmark repository: ``gmeter init`` writes one, ``gmeter site`` builds its site."""
