@@ -37,16 +37,66 @@ def _num(v: float | None) -> float | str | None:
     return v
 
 
-def export_data(store: Store, dest: Path, ledger: Ledger | None = None) -> list[str]:
-    """Publish a compact copy of the DuckDB file and one Parquet + one CSV per table/view.
+DATAPACKAGE = "datapackage.json"
+"""The CSV files' schema sidecar in ``data/`` (a Frictionless Data Package)."""
 
-    The DuckDB copy holds every table and view without the file contents (published one by
-    one under ``files/``): see :func:`pipeline.store.compact_copy`.
+_FIELD_TYPES = {
+    "VARCHAR": "string",
+    "BOOLEAN": "boolean",
+    "DATE": "date",
+    "TIMESTAMP": "datetime",
+    "INTEGER": "integer",
+    "BIGINT": "integer",
+    "DOUBLE": "number",
+    "JSON": "object",
+}
+"""DuckDB column types as Table Schema field types (anything else is published as text)."""
 
-    With a ``ledger`` (an incremental build, ``dest`` being its ``data/``), a table whose rows
-    are unchanged since the previous build keeps its files; a view's files are kept while
-    no table changed.
+
+def datapackage(columns: dict[str, list[tuple[str, str]]]) -> dict[str, Any]:
+    """The Data Package descriptor of the published CSV files (Frictionless Table Schema).
+
+    Spreadsheet and data-frame readers guess a column's type from its text, and a release
+    named ``2026.11`` or a version ``1.10`` looks like a number to them (pandas and polars
+    read it as ``2026.11``/``1.1``). The descriptor says which columns are text; readers
+    pass it on (``dtype=`` in pandas, ``schema_overrides=`` in polars; docs/schema.md shows
+    how), and Frictionless tools read it as is. ``columns`` maps each table to its
+    ``(column, DuckDB type)`` pairs as exported.
     """
+    resources = []
+    for name in sorted(columns):
+        fields = []
+        for column, duck in columns[name]:
+            kind = _FIELD_TYPES.get(duck.upper(), "string")
+            field: dict[str, Any] = {"name": column, "type": kind}
+            if kind == "datetime":
+                field["format"] = "any"  # "YYYY-MM-DD hh:mm:ss[.ffffff]", UTC
+            fields.append(field)
+        resources.append({
+            "name": name.replace("_", "-"),
+            "path": f"{name}.csv",
+            "format": "csv",
+            "mediatype": "text/csv",
+            "encoding": "utf-8",
+            "schema": {"fields": fields, "missingValues": [""]},
+        })
+    return {
+        "profile": "tabular-data-package",
+        "name": "gmeter-data",
+        "resources": resources,
+    }
+
+
+def export_data(store: Store, dest: Path, ledger: Ledger | None = None) -> list[str]:
+    """Publish the DuckDB file, one Parquet + one CSV per table/view, and their schema.
+
+    The DuckDB file is a compacted copy; the CSV files' column types go to
+    :data:`DATAPACKAGE`. With a ``ledger`` (an incremental build, ``dest`` being its
+    ``data/``), a table whose rows are unchanged since the previous build keeps its files; a
+    view's files are kept while no table changed.
+    """
+    import json
+
     dest.mkdir(parents=True, exist_ok=True)
     prints = store.fingerprints() if ledger is not None else {}
     whole = key_of("store", sorted(prints.items()))
@@ -64,6 +114,12 @@ def export_data(store: Store, dest: Path, ledger: Ledger | None = None) -> list[
             store.export_table(name, dest / f"{name}.{ext}", ext)
             if ledger is not None:
                 ledger.adopt([rel], key)
+    described = datapackage({name: store.column_types(name) for name in names})
+    text = json.dumps(described, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    if ledger is not None:
+        ledger.text(f"data/{DATAPACKAGE}", text)
+    else:
+        (dest / DATAPACKAGE).write_text(text, encoding="utf-8")
     return names
 
 
@@ -82,7 +138,7 @@ def _publish_duckdb(src: Path, target: Path) -> None:
     only when stale. Any failure falls back to copying the store as it is.
     """
     from pipeline.site.assets import cache_dir
-    from pipeline.store import PUBLISHED_STORAGE, compact_copy
+    from pipeline.store import compact_copy
 
     key = copy_key(src)
     folder = cache_dir() / "duckdb"

@@ -12,8 +12,9 @@ Tables (see ``docs/schema.md`` for every column):
 ``scores``, ``charts``, ``score_runs``
     Computed numbers per release (``current`` = the working state), chart data, run provenance.
 
-Views for analysts: ``leaderboard`` (current primary-metric standings) and ``score_history``
-(every score in every release). Migrations are ordered, applied in one transaction each and
+Views for analysts: ``leaderboard`` (current primary-metric standings), ``score_history``
+(every score in every release) and ``release_changes`` (what changed from one version to the
+next). Migrations are ordered, applied in one transaction each and
 recorded in ``schema_migrations``.
 """
 
@@ -144,6 +145,45 @@ MIGRATIONS: tuple[tuple[int, str, str], ...] = (
             compared integer not null, differ integer not null, examples json,
             computed_at timestamp not null, primary key (release, code_version));
         create table missing_releases (name varchar primary key, reason varchar not null);
+        """,
+    ),
+    (
+        6,
+        "release_changes view",
+        # What changed from one version to the next (releases by date, then the working
+        # state): a row per score that is new, removed, changed in value or moved in rank.
+        """
+        create view release_changes as
+        with versions as (
+            select name as release, row_number() over (order by date, name) as n
+            from releases
+            union all
+            select 'current', (select count(*) + 1 from releases)
+        ),
+        steps as (
+            select a.release as previous, b.release as release
+            from versions a join versions b on b.n = a.n + 1
+        ),
+        keys as (
+            select distinct t.release, t.previous, s.benchmark, s.bundle, s.agent, s.metric
+            from steps t join scores s on s.release = t.previous or s.release = t.release
+        )
+        select k.release, k.previous, k.benchmark, k.bundle, k.agent, k.metric,
+               case when o.release is null then 'new'
+                    when n.release is null then 'removed'
+                    when o.value is distinct from n.value then 'changed'
+                    else 'moved' end as change,
+               o.value as previous_value, n.value as value,
+               o.rank as previous_rank, n.rank as rank,
+               o.content_hash as previous_content_hash, n.content_hash as content_hash
+        from keys k
+        left join scores o on o.release = k.previous and o.benchmark = k.benchmark
+             and o.bundle = k.bundle and o.agent = k.agent and o.metric = k.metric
+        left join scores n on n.release = k.release and n.benchmark = k.benchmark
+             and n.bundle = k.bundle and n.agent = k.agent and n.metric = k.metric
+        where o.release is null or n.release is null
+           or o.value is distinct from n.value or o.rank is distinct from n.rank
+        order by k.benchmark, k.metric, k.agent, k.bundle, k.release;
         """,
     ),
 )
@@ -831,28 +871,27 @@ class Store:
         ).fetchall()
         return [r[0] for r in rows]
 
-    def export_table(self, name: str, path: Path, fmt: str) -> None:
-        """Write one table or view to ``path`` as ``parquet`` or ``csv``, in a stable order."""
+    def column_types(self, name: str) -> list[tuple[str, str]]:
+        """The exported columns of a table or view with their DuckDB types, in order.
+
+        Blob columns (file contents) are left out, as in :meth:`export_table`.
+        """
         if name not in self.table_names():
             raise StoreError(f"no table {name!r}")
-        cols = [
-            r[0]
-            for r in self.con.execute(
-                "select column_name from information_schema.columns where table_name = ? "
-                "order by ordinal_position",
-                [name],
-            ).fetchall()
-        ]
+        rows = self.con.execute(
+            "select column_name, data_type from information_schema.columns "
+            "where table_name = ? order by ordinal_position",
+            [name],
+        ).fetchall()
+        return [(str(c), str(t)) for c, t in rows if t != "BLOB"]
+
+    def export_table(self, name: str, path: Path, fmt: str) -> None:
+        """Write one table or view to ``path`` as ``parquet`` or ``csv``, in a stable order."""
         # File contents (blobs) stay out of the exports: they are in the DuckDB file and
         # published one by one under files/, so a third copy would only double the site.
-        types = dict(
-            self.con.execute(
-                "select column_name, data_type from information_schema.columns "
-                "where table_name = ?",
-                [name],
-            ).fetchall()
-        )
-        cols = [c for c in cols if types.get(c) != "BLOB"]
+        typed = self.column_types(name)
+        cols = [c for c, _ in typed]
+        types = dict(typed)
         order = ", ".join(f'"{c}"' for c in cols if types.get(c) not in ("BLOB", "JSON"))
         select = ", ".join(f'"{c}"' for c in cols)
         target = str(path).replace("'", "''")
