@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from pipeline.ranking import fmt_num
@@ -630,7 +629,7 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
             for bm in vd.benchmarks:
                 pages.append(benchmark_page(site, vd, bm, prefix, nav, specs))
                 if prefix == "" and vd is site.latest:
-                    pages.append(board_changelog(site, vd, bm, nav, change_items))
+                    pages.append(board_changelog(site, vd, bm, nav))
                 if len(vd.standings[bm.id].entries) > PAGE_ROWS:
                     pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
                 board = f"{prefix}benchmarks/{safe_segment(bm.id)}/"

@@ -1099,9 +1099,9 @@ def compact_copy(src: Path, dest: Path) -> None:
     each file under ``files/`` and their SHA-256 and size stay in the tables. The copy is
     written twice (once to drop those columns, once into small blocks, since dropping a
     column does not shrink a file), so the published file is a few times its Parquet
-    exports instead of a hundred (28 MB → 3.5 MB on this repository). It is written in the storage format of
-    :data:`PUBLISHED_STORAGE` so that the oldest DuckDB gmeter declares (``duckdb>=1.1``) opens
-    it, whichever newer DuckDB wrote it.
+    exports instead of a hundred (28 MB → 3.5 MB on this repository). It is written in the
+    storage format of :data:`PUBLISHED_STORAGE` so that the oldest DuckDB gmeter declares
+    (``duckdb>=1.1``) opens it, whichever newer DuckDB wrote it.
     """
     dest = Path(dest)
     dest.unlink(missing_ok=True)
