@@ -174,3 +174,21 @@ def test_constant_columns_are_found_and_varying_ones_kept() -> None:
         "omega_mean"
     ]
     assert constant_columns(entries[:1], ["omega_mean"]) == []  # one row: nothing to compare
+
+
+def test_a_compact_chart_keeps_its_texts_and_rounds_only_its_shapes() -> None:
+    import re
+
+    from pipeline.site.svgrender import NARROW, WIDE, compact, render
+
+    recs = [{"label": f"p{k}.123456", "x": k / 7, "y": (k * k) / 13} for k in range(12)]
+    spec = ch.scatter_chart("t", recs, title="t", x=("a", ""), y=("b", ""), labels=True).spec
+    for width in (WIDE, NARROW):
+        svg = render(spec, width).text
+        raw = svg  # render() already compacts: compacting again changes nothing
+        assert compact(raw) == raw
+        texts = re.findall(r">([^<>]+)</text>", raw)
+        assert any(re.fullmatch(r"p\d+\.123456", t) for t in texts), texts  # never rounded
+        for value in re.findall(r'\s(?:d|transform)="([^"]*)"', raw):
+            assert not re.search(r"\.\d{3}", value), value
+        assert raw.count("font-family=") == 1

@@ -497,12 +497,24 @@ def _errata(site: Site, release: str) -> tuple[str, ...]:
     return tuple(e.text() for e in site.snapshot.errata if e.release == release)
 
 
+CHANGES_PER_BOARD = 20
+"""New entries and rank moves a version's changelog names per board (a line counts the rest)."""
+
+
 def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
     """Build the page of what changed in this version compared with the previous one."""
     path = prefix + "changelog/index.html"
     groups: dict[str, list[ChangeItem]] = defaultdict(list)
+    totals: dict[str, int] = defaultdict(int)
     for bm in vd.benchmarks:
         for kind, items in change_items(site, vd, bm, path, prefix).items():
+            totals[kind] += len(items)
+            if kind in ("new", "rank") and len(items) > CHANGES_PER_BOARD:
+                # a board's new entries are its table; the first ones name it, a line counts
+                # the rest (a first release listed 1,513 rows here, a tenth of its copy)
+                shown, rest = items[:CHANGES_PER_BOARD], len(items) - CHANGES_PER_BOARD
+                more = f"… and {rest} more on {items[0].benchmark.text}"
+                items = [*shown, ChangeItem(items[0].benchmark, Link("", ""), "", "more", more, "")]
             groups[kind].extend(items)
     prev_label = vd.previous.label if vd.previous else ""
     title = f"Changes in {vd.version.label}"
@@ -517,6 +529,7 @@ def changelog_page(site: Site, vd: VersionData, prefix: str, nav: Callable[..., 
             tuple(groups["removed"]),
             tuple(groups["changed"]),
             tuple(groups["rank"]),
+            dict(totals),
         ),
     )
 

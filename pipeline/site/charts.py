@@ -498,10 +498,12 @@ def _scatter_template(
             )
             .encode(x=enc["x"], y=enc["y"], text="label:N")
         )
+    meta = {"narrow_labels": list(LABEL_KEYS["narrow"])} if labels else {}
     if square is not None:
         chart = alt.layer(*layers).properties(width=EQUAL_SIDE, height=EQUAL_SIDE)
-        return {**_to_dict(chart), "usermeta": {"aspect": "equal"}}
-    return _to_dict(alt.layer(*layers).properties(width="container", height=320))
+        return {**_to_dict(chart), "usermeta": {"aspect": "equal", **meta}}
+    out = _to_dict(alt.layer(*layers).properties(width="container", height=320))
+    return {**out, "usermeta": meta} if meta else out
 
 
 EQUAL_SIDE = 420
@@ -509,17 +511,40 @@ EQUAL_SIDE = 420
 LABEL_PX = (500.0, 300.0, 6.2, 13.0)
 """Plot width and height, a character's width and a label's height, in pixels, as drawn on
 a desktop: enough to tell which point labels would overlap."""
+WIDE_PLOT = 490.0
+"""Width of a desktop chart (560 px) less its y axis and the gap before a legend."""
+NARROW_PLOT = (250.0, 300.0)
+"""Plot width and height of a chart drawn for a phone (320 px wide with its axes; an
+equal-scale map is a square of :data:`NARROW_SIDE`)."""
+NARROW_SIDE = 230.0
+"""Side of an equal-scale map's plot on a phone (320 px less its axes)."""
+LABEL_KEYS = {"wide": ("side", "dx"), "narrow": ("nside", "ndx")}
+"""Record fields of a label's placement on a desktop and on a phone; the phone drawing reads
+the second pair (:func:`pipeline.site.svgrender.sized` switches them)."""
 
 
-def place_labels(records: Records, *, log_x: bool = False) -> tuple[Records, int]:
+def place_labels(
+    records: Records,
+    *,
+    log_x: bool = False,
+    plot: tuple[float, float] = (LABEL_PX[0], LABEL_PX[1]),
+    domain: tuple[tuple[float, float], tuple[float, float]] | None = None,
+    keys: tuple[str, str] = LABEL_KEYS["wide"],
+    overhang: float = 40.0,
+    pad: float = 0.0,
+) -> tuple[Records, int]:
     """Put each point's label right or left of it where it overlaps no other label or point.
 
     Points are taken in order (a board's best first); a label that fits on neither side is
     not drawn (the tooltip and the data table name every point). Bubbles count at their
-    drawn radius (area 30–900 px² over a size scale from 0). Returns the records with a
-    ``side`` (``r``, ``l`` or ``""``) and ``dx`` (the label's offset in pixels), and how
-    many labels were left out.
+    drawn radius (area 30–900 px² over a size scale from 0). ``plot`` is the plot's size in
+    pixels and ``domain`` its fixed x and y domains (an equal-scale map), else the points'
+    range, drawn ``pad`` pixels inside the plot's edges; a label may reach ``overhang``
+    pixels beyond the plot. Returns the records with
+    the two ``keys`` set — the side (``r``, ``l`` or ``""``) and the label's offset in
+    pixels — and how many labels were left out.
     """
+    side_key, dx_key = keys
     pts = [
         (float(r["x"]), float(r["y"]))
         if isinstance(r.get("x"), int | float) and isinstance(r.get("y"), int | float)
@@ -529,11 +554,14 @@ def place_labels(records: Records, *, log_x: bool = False) -> tuple[Records, int
     xs = [math.log10(p[0]) if log_x and p[0] > 0 else p[0] for p in pts if p]
     ys = [p[1] for p in pts if p]
     if not xs:
-        return [{**r, "side": "", "dx": 0} for r in records], 0
-    w, h, cw, lh = LABEL_PX
+        return [{**r, side_key: "", dx_key: 0} for r in records], 0
+    w, h = plot
+    _w, _h, cw, lh = LABEL_PX
     x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-    sx = w / (x1 - x0) if _span(x0, x1) else 0.0
-    sy = h / (y1 - y0) if _span(y0, y1) else 0.0
+    if domain is not None and not log_x:
+        (x0, x1), (y0, y1) = domain
+    sx = (w - 2 * pad) / (x1 - x0) if _span(x0, x1) else 0.0
+    sy = (h - 2 * pad) / (y1 - y0) if _span(y0, y1) else 0.0
     sizes = [float(r["size"]) for r in records if isinstance(r.get("size"), int | float)]
     top = max(sizes, default=0.0)
 
@@ -547,8 +575,8 @@ def place_labels(records: Records, *, log_x: bool = False) -> tuple[Records, int
         if p is None:
             where.append(None)
             continue
-        px = ((math.log10(p[0]) if log_x and p[0] > 0 else p[0]) - x0) * sx
-        where.append((px, (y1 - p[1]) * sy, radius(r)))
+        px = pad + ((math.log10(p[0]) if log_x and p[0] > 0 else p[0]) - x0) * sx
+        where.append((px, pad + (y1 - p[1]) * sy, radius(r)))
     dots = [(px - rad, py - rad, px + rad, py + rad) for px, py, rad in filter(None, where)]
 
     def free(box: tuple[float, float, float, float], others: list[Any]) -> bool:
@@ -561,7 +589,7 @@ def place_labels(records: Records, *, log_x: bool = False) -> tuple[Records, int
     dropped = 0
     for r, at in zip(records, where, strict=True):
         if at is None:
-            out.append({**r, "side": "", "dx": 0})
+            out.append({**r, side_key: "", dx_key: 0})
             continue
         px, py, rad = at
         width = cw * len(str(r.get("label", "")))
@@ -569,16 +597,43 @@ def place_labels(records: Records, *, log_x: bool = False) -> tuple[Records, int
         own = (px - rad, py - rad, px + rad, py + rad)
         placed = ("", 0.0)
         for name, left, dx in (("r", px + gap, gap), ("l", px - gap - width, -gap)):
-            box = (left, py - lh / 2, left + width, py + lh / 2)
-            if left < -40 or box[2] > w + 40:
+            # a pixel between two labels: drawn text is a little wider than its estimate
+            box = (left - 1, py - lh / 2, left + width + 1, py + lh / 2)
+            if left < -overhang or left + width > w + overhang:
                 continue
             if free(box, boxes) and free(box, [d for d in dots if d != own]):
                 boxes.append(box)
                 placed = (name, dx)
                 break
         dropped += placed[0] == ""
-        out.append({**r, "side": placed[0], "dx": round(placed[1], 1)})
+        out.append({**r, side_key: placed[0], dx_key: round(placed[1], 1)})
     return out, dropped
+
+
+def nice(lo: float, hi: float, count: int = 10) -> tuple[float, float]:
+    """``lo``…``hi`` widened to whole ticks, as Vega's ``nice`` does (about ``count`` ticks)."""
+    if not _span(lo, hi):
+        return lo, hi
+    raw = (hi - lo) / count
+    power = 10 ** math.floor(math.log10(raw))
+    err = raw / power
+    step = power * (10 if err >= math.sqrt(50) else 5 if err >= math.sqrt(10) else
+                    2 if err >= math.sqrt(2) else 1)  # fmt: skip
+    return math.floor(lo / step) * step, math.ceil(hi / step) * step
+
+
+def nice_domain(
+    records: Records, curves: Records | None
+) -> tuple[tuple[float, float], tuple[float, float]] | None:
+    """The x and y domains Vega draws points (and reference curves, y from 0) in."""
+    both = [*records, *(curves or [])]
+    xs = [float(r["x"]) for r in both if isinstance(r.get("x"), int | float)]
+    ys = [float(r["y"]) for r in both if isinstance(r.get("y"), int | float)]
+    if not xs or not ys:
+        return None
+    if curves is not None:
+        ys.append(0.0)
+    return nice(min(xs), max(xs)), nice(min(ys), max(ys))
 
 
 def _span(lo: float, hi: float) -> bool:
@@ -634,8 +689,27 @@ def scatter_chart(
     if color:  # a point without a series would be drawn as "undefined" in the legend
         records = [{**r, "series": str(r.get("series") or r["label"])} for r in records]
     dropped = 0
+    square = square_domain(records) if equal and not temporal else None
     if labels:
-        records, dropped = place_labels(records)
+        # where Vega puts the points: the fixed square, else the nice range of the points
+        # (and of the reference curves, which fix the frame, S from 0), padded 12 px
+        frame = square or nice_domain(records, curves)
+        pad = 0.0 if square or curves is not None else 12.0
+        wide = (float(EQUAL_SIDE), float(EQUAL_SIDE)) if square else (LABEL_PX[0], LABEL_PX[1])
+        if color and not shapes and not square:  # a legend on the right narrows a desktop plot
+            names = max((len(str(r.get("series", ""))) for r in records), default=0)
+            legend = max(LABEL_PX[2] * names + 30, 90.0 if size else 0.0)
+            wide = (min(wide[0], WIDE_PLOT - legend), wide[1])
+        records, dropped = place_labels(records, plot=wide, domain=frame, pad=pad)
+        # a phone's drawing is half as wide with text as large: its labels are placed again
+        records, _ = place_labels(
+            records,
+            plot=(NARROW_SIDE, NARROW_SIDE) if square else NARROW_PLOT,
+            domain=frame,
+            pad=pad,
+            keys=LABEL_KEYS["narrow"],
+            overhang=8.0,
+        )
     alt_text = (
         f"Scatter plot of {y[0]} against {x[0]} for {len(records)} entries"
         + (f", bubble size {size[0]}" if size else "")
@@ -660,7 +734,7 @@ def scatter_chart(
         temporal,
         shapes,
         day_step(records) if temporal else 0,
-        square_domain(records) if equal and not temporal else None,
+        square,
     )
     extra = {"curves": curves} if curves is not None else {}
     return _make(key, title, alt_text, tmpl, records, cols, extra=extra)

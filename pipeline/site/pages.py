@@ -401,6 +401,9 @@ class ChangelogPage:
     removed: tuple[ChangeItem, ...]
     changed: tuple[ChangeItem, ...]
     rank_moves: tuple[ChangeItem, ...]
+    totals: Mapping[str, int] | None = None
+    """Changes of each kind (``new``, ``changed``, ``rank``, ``removed``); long lists of new
+    entries and rank moves name the first per board and end in a ``more`` item."""
 
 
 @dataclass(frozen=True)
