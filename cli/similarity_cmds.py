@@ -246,6 +246,12 @@ def run_cmd(
     _print_tables(report_json(report.analysis))
 
 
+_MARK = {"insufficient": "insuff.", "gap unresolved": "unresolved",
+         "forced by the design": "forced", "missing": "—"}  # fmt: skip
+"""How a matrix cell that is not a measurement is printed (no number: eq. 3's value there is
+saturated, unresolved or set by the design)."""
+
+
 def _print_tables(data: dict[str, Any]) -> None:
     from rich.table import Table
 
@@ -253,38 +259,47 @@ def _print_tables(data: dict[str, Any]) -> None:
     for cfg in data["configs"]:
         tests = cfg["tests"]
         console.print(f"\n{cfg['agent']} — {cfg['merge']} merge, p = {cfg['p']:g}", style="bold")
+        status = cfg["status"]
         for name in ("similarity", "dissimilarity"):
             t = Table(title=f"{name} matrix", title_justify="left")
             t.add_column("")
             for test in tests:
                 t.add_column(test, justify="right")
-            for test, row in zip(tests, cfg[name], strict=True):
-                t.add_row(test, *(_fmt(v) for v in row))
+            for i, (test, row) in enumerate(zip(tests, cfg[name], strict=True)):
+                t.add_row(test, *(_fmt(v) if status[i][j] in ("sufficient", "identity")
+                                  else _MARK.get(status[i][j], status[i][j])
+                                  for j, v in enumerate(row)))  # fmt: skip
             console.print(t)
+        console.print(
+            "cells marked insuff. (V_AB outside [V_B, V_A]: eq. 3 saturates at ±1), unresolved "
+            "(the seeds do not resolve which test is easier) or forced (set by the design) are "
+            "not measurements"
+        )
         ci = cfg["diversity_ci"]
         ci_text = f" [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+        n_all = cfg["n_pairs"] + cfg["n_missing"]
         console.print(
-            f"diversity (mean pairwise 1 − S): {_fmt(cfg['diversity'])}{ci_text} "
-            f"over {cfg['n_pairs']} pair(s), {cfg['n_missing']} missing"
+            f"diversity (mean pairwise 1 − S over sufficient pairs): {_fmt(cfg['diversity'])}"
+            f"{ci_text}, {cfg['n_pairs']} sufficient of {n_all} pair(s)"
         )
         t = Table(
-            title="pairs (A = the easier test, p = its share of the merge)", title_justify="left"
+            title="pairs, most similar first (A = the easier test, p = its share of the merge; "
+            "S and its interval only where the pair is sufficient)",
+            title_justify="left",
         )
-        for col in ("A", "B", "p", "V_A", "V_B", "V_AB", "S", "interval", "suff.", "n"):
-            t.add_column(col, justify="left" if col in ("A", "B") else "right")
+        for col in ("A", "B", "p", "V_A", "V_B", "V_AB", "S", "interval", "status", "n"):
+            t.add_column(col, justify="left" if col in ("A", "B", "status") else "right")
         for pr in cfg["pairs"]:
             interval = "—" if pr["ci_low"] is None else f"{pr['ci_low']:.2f}…{pr['ci_high']:.2f}"
-            t.add_row(pr["test_a"], pr["test_b"], f"{pr['p']:g}", _fmt(pr["v_a"], 1),
-                      _fmt(pr["v_b"], 1), _fmt(pr["v_ab"], 1), _fmt(pr["similarity"]),
-                      interval,
-                      "identity" if pr["status"] == "identity" else _fmt(pr["sufficient"]),
-                      str(pr["n_seeds"]))  # fmt: skip
+            t.add_row(pr["test_a"], pr["test_b"], f"{pr['p']:g}", _fmt(pr["v_a"], 3),
+                      _fmt(pr["v_b"], 3), _fmt(pr["v_ab"], 3), _fmt(pr["similarity"]),
+                      interval, pr["measurement"], str(pr["n_seeds"]))  # fmt: skip
         console.print(t)
         if cfg["map"]:
             pts = ", ".join(f"{p['test']} ({p['x']:.3f}, {p['y']:.3f})" for p in cfg["map"])
             console.print(
-                f"2-D map (classical MDS; the two axes keep "
-                f"{cfg['map_explained']:.1%} of the positive eigenvalue mass, "
+                f"2-D map (classical MDS of eq. 3's values, non-measurements included; the two "
+                f"axes keep {cfg['map_explained']:.1%} of the positive eigenvalue mass, "
                 f"negative eigenvalues {cfg['map_negative_mass']:.1%} of the total): "
                 f"{pts}"
             )

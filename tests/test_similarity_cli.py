@@ -38,7 +38,15 @@ def test_csv_format_columns_and_orientation(runs_file: Path) -> None:
     res = CliRunner().invoke(app, ["similarity", str(runs_file), "--format", "csv"])
     assert res.exit_code == 0, res.output
     rows = list(csv.DictReader(io.StringIO(res.stdout)))
-    assert list(rows[0]) == ["test_a", "test_b", "p", "similarity", "dissimilarity", "sufficient"]
+    assert list(rows[0]) == [
+        "test_a",
+        "test_b",
+        "p",
+        "similarity",
+        "dissimilarity",
+        "sufficient",
+        "status",
+    ]
     pair = {(r["test_a"], r["test_b"]): r for r in rows}
     # c10 vs c100: means V_A = 0.79 (c10), V_B = 0.51, V_AB = 0.605:
     # S = (0.79 + 0.51 - 1.21)/0.28 = 0.09/0.28

@@ -253,6 +253,13 @@ PairStatus = Literal["sufficient", "insufficient", "gap unresolved", "forced by 
                      "identity"]  # fmt: skip
 """What a pair's ``S`` is: only ``sufficient`` cells are measurements of eq. 3."""
 
+WHY_NOT_MEASURED: dict[str, str] = {
+    "insufficient": "insufficient agent: V_AB outside [V_B, V_A], eq. 3 saturates at ±1",
+    "gap unresolved": "the seeds do not resolve which test is easier (V_A − V_B)",
+    "forced by the design": "the value is fixed by the design, not estimated",
+}
+"""Why a pair of each non-measurement status carries no value (boards and the CLI alike)."""
+
 
 def pair_status(e: SimilarityEstimate) -> PairStatus:
     r"""Classify one cell: is its ``S`` a measurement (Pereyda & Holder 2020, eq. 3)?
@@ -451,8 +458,60 @@ def pair_record(pr: PairResult) -> dict[str, object]:
     }
 
 
+def shown_record(pr: PairResult) -> dict[str, object]:
+    """:func:`pair_record` as ``gmeter similarity show`` prints it: only measurements have S.
+
+    A pair whose status is not ``sufficient`` (nor ``identity``) keeps eq. 3's number as
+    ``eq3_value`` with the reason in ``why``; its ``similarity``, ``dissimilarity`` and
+    interval are ``None`` — a saturated ±1 or an unresolved ratio is not a measurement.
+    """
+    rec = pair_record(pr)
+    if pr.status not in ("sufficient", "identity"):
+        rec["eq3_value"] = rec["similarity"]
+        rec["why"] = WHY_NOT_MEASURED[pr.status] + (f" ({rec['reason']})" if rec["reason"] else "")
+        rec.update(similarity=None, dissimilarity=None, ci_low=None, ci_high=None)
+    return rec
+
+
+_STATUS_ORDER = {"sufficient": 0, "gap unresolved": 1, "insufficient": 2,
+                 "forced by the design": 3, "identity": 4}  # fmt: skip
+
+
+def most_similar_first(pairs: Sequence[PairResult]) -> list[PairResult]:
+    """The pairs as a "most similar" list: measured pairs by ``S`` descending, then the rest.
+
+    Non-measurements (insufficient, gap unresolved, forced by the design) follow every
+    sufficient pair whatever eq. 3 gives them, grouped by status, so a saturated ``+1`` never
+    tops the list.
+    """
+
+    def key(pr: PairResult) -> tuple[int, float, str]:
+        measured = pr.status == "sufficient" and math.isfinite(pr.estimate.point.value)
+        return (_STATUS_ORDER[pr.status], -pr.estimate.point.value if measured else 0.0, pr.key)
+
+    return sorted(pairs, key=key)
+
+
+def status_matrix(c: ConfigResult) -> list[list[str]]:
+    """Return the status of each cell's pair in the configuration's matrix.
+
+    ``identity`` on the diagonal, ``missing`` for a pair without runs.
+    """
+    by_pair = {frozenset((pr.first, pr.second)): pr.status for pr in c.pairs}
+    return [
+        ["identity" if a == b else by_pair.get(frozenset((a, b)), "missing") for b in c.tests]
+        for a in c.tests
+    ]
+
+
 def report_json(report: RunsReport) -> dict[str, object]:
-    """Return the whole report as a JSON-ready mapping (NaN becomes ``null``)."""
+    """Return the whole report as a JSON-ready mapping (NaN becomes ``null``).
+
+    The matrices hold eq. 3's numbers for every cell (the map is drawn from them) beside
+    ``status``, the status of each cell; ``pairs`` lists the pairs most similar first
+    (:func:`most_similar_first`), with S and its interval only for measurements
+    (:func:`shown_record`).
+    """
     configs = []
     for c in report.configs:
         n = len(c.tests)
@@ -476,7 +535,8 @@ def report_json(report: RunsReport) -> dict[str, object]:
                 "map_explained": c.embedding.explained if c.embedding else None,
                 "map_negative_mass": c.embedding.negative_mass if c.embedding else None,
                 "map_note": c.embedding_note,
-                "pairs": [pair_record(pr) for pr in c.pairs],
+                "status": status_matrix(c),
+                "pairs": [shown_record(pr) for pr in most_similar_first(c.pairs)],
             }
         )
     return {
@@ -490,13 +550,16 @@ def report_json(report: RunsReport) -> dict[str, object]:
 def pair_rows(report: RunsReport) -> list[dict[str, object]]:
     """Return one row per pair with the columns of ``--format csv`` (A the easier test).
 
-    The columns are exactly :data:`CSV_COLUMNS`; a file with several configurations (agents,
-    merges or proportions) gets ``merge`` and ``agent`` appended so its rows stay unambiguous.
+    The columns are :data:`CSV_COLUMNS` and ``status`` (:func:`pair_status`); a pair that is
+    not a measurement has empty ``similarity`` and ``dissimilarity``. A file with several
+    configurations (agents, merges or proportions) gets ``merge`` and ``agent`` appended so
+    its rows stay unambiguous. Pairs come most similar first (:func:`most_similar_first`).
     """
-    cols = CSV_COLUMNS + (("merge", "agent") if len(report.configs) > 1 else ())
+    cols = CSV_COLUMNS + ("status",) + (("merge", "agent") if len(report.configs) > 1 else ())
     out = []
     for c in report.configs:
-        for pr in c.pairs:
-            rec = pair_record(pr)
+        for pr in most_similar_first(c.pairs):
+            rec = shown_record(pr)
+            rec["status"] = rec["measurement"]
             out.append({k: rec[k] for k in cols})
     return out

@@ -18,13 +18,6 @@ from pipeline.tracks.filecheck import check_csv
 from pipeline.tracks.similarity.settings import declared_tests, settings_of, submission_of
 from pipeline.tracks.similarity.validate import PUBLISHED_COLUMNS
 
-_WHY = {
-    "insufficient": "insufficient agent: V_AB outside [V_B, V_A], eq. 3 saturates at ±1",
-    "gap unresolved": "the seeds do not resolve which test is easier (V_A − V_B)",
-    "forced by the design": "the value is fixed by the design, not estimated",
-}
-"""Why a pair row carries no value (see :func:`~pipeline.tracks.similarity.runs.pair_status`)."""
-
 
 def _agent_labels(bundles: Sequence[BundleInput]) -> dict[str, str]:
     """Per bundle, the suffix that keeps score-row names unique on the board.
@@ -50,7 +43,13 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
     ``details.reported`` and, with ``digits``, S rounded to the published precision.
     """
     from pipeline.tracks.similarity import board
-    from pipeline.tracks.similarity.runs import RUNS_FILE, analyse_runs, pair_record, read_runs
+    from pipeline.tracks.similarity.runs import (
+        RUNS_FILE,
+        WHY_NOT_MEASURED,
+        analyse_runs,
+        pair_record,
+        read_runs,
+    )
 
     s = settings_of(bench)
     convention = str(ctx.options.get("convention", s.convention))
@@ -118,7 +117,7 @@ def score(bench: BenchmarkInput, bundles: Sequence[BundleInput], ctx: ScoreConte
                     # Not a measurement: eq. 3's number stays in the details, the row has
                     # no value (so it never tops a "most similar" list) and no interval.
                     details["eq3_value"] = value if math.isfinite(value) else None
-                    details["why"] = _WHY[status] + (
+                    details["why"] = WHY_NOT_MEASURED[status] + (
                         f" ({e.point.reason})" if e.point.reason else ""
                     )
                     value, ci_low, ci_high = math.nan, None, None
