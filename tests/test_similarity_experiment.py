@@ -259,7 +259,8 @@ def test_cli_run_writes_a_valid_bundle_and_reruns_identically(tmp_path: Path) ->
     assert shown.exit_code == 0, shown.output
     rows = list(csv.DictReader(io.StringIO(shown.stdout)))
     assert len(rows) == 3
-    assert list(rows[0]) == ["test_a", "test_b", "p", "similarity", "dissimilarity", "sufficient"]
+    assert list(rows[0]) == ["test_a", "test_b", "p", "similarity", "dissimilarity", "sufficient",
+                             "status"]
 
     busy = runner.invoke(app, ["similarity", "run", "--out", str(out), "--executor", "inprocess"])
     assert busy.exit_code == 2 and "already holds files" in busy.output
@@ -304,16 +305,20 @@ def test_committed_bundle_reruns_from_its_recorded_settings(bundle: str, tmp_pat
 
 def test_committed_episode_control_reads_unrelated() -> None:
     # Merging whole environments (fresh agent each) gives E[V_AB] = (V_A + V_B)/2, i.e. S = 0:
-    # every published interval of the control must cover 0.
+    # the 95 % intervals of the control cover 0 up to chance. With 15 pairs, 3 or more misses
+    # happen with probability 0.036 if the intervals hold their level (binomial), so at most 2.
     from pipeline.lab.similarity.show import analyse_runs_file
 
     report = analyse_runs_file(COMMITTED / "q-lambda-episode-control" / "runs.csv")
     pairs = report.configs[0].pairs
     assert len(pairs) == 15
+    misses = []
     for pr in pairs:
         e = pr.estimate
         assert e.ci_low is not None and e.ci_high is not None
-        assert e.ci_low <= 0.0 <= e.ci_high, pr.key
+        if not e.ci_low <= 0.0 <= e.ci_high:
+            misses.append(pr.key)
+    assert len(misses) <= 2, misses
     assert report.configs[0].diversity_ci is not None
     lo, hi = report.configs[0].diversity_ci
     assert lo <= 1.0 <= hi
