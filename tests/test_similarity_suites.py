@@ -261,7 +261,8 @@ def test_cli_gym_run_show_and_rerun(tmp_path: Path) -> None:
     assert len(rows) == 1 and all(0.0 <= float(rows[0][k]) <= 1.0 for k in ("v_a", "v_b", "v_ab"))
     shown = runner.invoke(app, ["similarity", "show", str(out / "runs.csv"), "--format", "csv"])
     assert shown.exit_code == 0
-    assert shown.stdout.splitlines()[0] == "test_a,test_b,p,similarity,dissimilarity,sufficient"
+    header = "test_a,test_b,p,similarity,dissimilarity,sufficient,status"
+    assert shown.stdout.splitlines()[0] == header
     again = tmp_path / "bench" / "q2"
     res = runner.invoke(app, ["similarity", "run", "--from", str(out / "submission.toml"),
                               "--executor", "inprocess", "--out", str(again)])  # fmt: skip
