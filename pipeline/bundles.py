@@ -169,12 +169,70 @@ def _special_entries(cwd: str, stamp: tuple[str, int, int] | None) -> tuple[tupl
     if res.returncode != 0:
         return ()
     out = []
+    blobs: dict[str, str] = {}
     for record in res.stdout.split(b"\0"):
         meta, _, name = record.partition(b"\t")
-        mode = meta.split(b" ")[0].decode("ascii", "replace")
+        fields = meta.split(b" ")
+        mode = fields[0].decode("ascii", "replace")
         if mode in _GIT_MODES:
             out.append((name.decode("utf-8", "replace"), _GIT_MODES[mode]))
-    return tuple(out)
+        elif mode.startswith("100") and len(fields) >= 2 and name:
+            blobs[name.decode("utf-8", "surrogateescape")] = fields[1].decode("ascii", "replace")
+    out += [(path, _CONVERTED) for path in _converted(cwd, blobs)]
+    return tuple(sorted(out))
+
+
+_CONVERSION_ATTRS = ("text", "eol", "crlf", "ident", "filter", "working-tree-encoding")
+"""The git attributes that make a checked-out file differ from the blob git stores."""
+_CONVERTED = ("is rewritten by git on checkout (a .gitattributes conversion: line ends, $Id$, "
+              "encoding or a filter): a clone shows other bytes than git history holds, so the "
+              "bundle cannot be rebuilt from history")
+
+
+def _run_git(cwd: str, *args: str, stdin: bytes) -> bytes | None:
+    try:
+        res = subprocess.run(["git", *args], cwd=cwd, input=stdin, capture_output=True,
+                             timeout=60, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return res.stdout if res.returncode == 0 else None
+
+
+def _converted(cwd: str, blobs: Mapping[str, str]) -> list[str]:
+    """Tracked files whose bytes on disk differ from their blob only by a git conversion.
+
+    Only files a conversion attribute applies to are hashed (usually none). A file is
+    reported when its raw bytes do not hash to the blob while the bytes git would store
+    (after its clean conversion) do: git sees no change, yet the bytes read are not history's.
+    A file edited and not yet committed differs both ways and is not reported.
+    """
+    if not blobs:
+        return []
+    names = sorted(blobs)
+    listed = _run_git(cwd, "check-attr", "-z", "--stdin", *_CONVERSION_ATTRS,
+                      stdin=b"".join(n.encode("utf-8", "surrogateescape") + b"\0"
+                                     for n in names))
+    if not listed:
+        return []
+    parts = listed.split(b"\0")
+    candidates = sorted({parts[i].decode("utf-8", "surrogateescape")
+                         for i in range(0, len(parts) - 2, 3)
+                         if parts[i + 2] not in (b"unspecified", b"unset")} & set(names))
+    present = [n for n in candidates if "\n" not in n and not n.startswith('"')
+               and os.path.isfile(os.path.join(cwd, n))
+               and not os.path.islink(os.path.join(cwd, n))]
+    if not present:
+        return []
+    paths = b"".join(n.encode("utf-8", "surrogateescape") + b"\n" for n in present)
+    raw = _run_git(cwd, "hash-object", "--no-filters", "--stdin-paths", stdin=paths)
+    clean = _run_git(cwd, "hash-object", "--stdin-paths", stdin=paths)
+    if raw is None or clean is None:
+        return []
+    out = []
+    for name, r, c in zip(present, raw.decode().split(), clean.decode().split(), strict=False):
+        if r != blobs[name] and c == blobs[name]:
+            out.append(name)
+    return out
 
 
 def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> ReadResult:
@@ -193,9 +251,11 @@ def read_folder(root: Path, label: str, *, skip_dirs: Iterable[str] = ()) -> Rea
     total = 0
     skip = set(skip_dirs)
     for rel_git, why in git_special_entries(root, skip):
-        out.problems.append(Problem(f"{label}/{rel_git}", "file type", why,
-                                    "replace it by the files themselves, committed as plain "
-                                    "files"))
+        out.problems.append(Problem(
+            f"{label}/{rel_git}", "file type", why,
+            "ask a maintainer to drop the .gitattributes rule that applies to it, and commit "
+            "the file's own bytes" if why == _CONVERTED else
+            "replace it by the files themselves, committed as plain files"))
     folded: dict[str, str] = {}
     stack: list[tuple[Path, str]] = [(root, "")]
     while stack:

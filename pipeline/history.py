@@ -220,3 +220,34 @@ def find_version(root: Path, path: str, kind: str, wanted_hash: str,
         if found is not None and found.content_hash == wanted_hash:
             return found
     return None
+
+
+def file_history(root: Path, path: str) -> list[tuple[str, bytes]]:
+    """(commit, content) of every committed version of the file ``path``, oldest first.
+
+    At most :data:`MAX_COMMITS` versions (the newest); empty outside git or when the file was
+    never committed. Read through one ``git cat-file --batch``.
+    """
+    if not safe_path(path):
+        return []
+    commits = list(_commits(root, path))[::-1]
+    if not commits:
+        return []
+    out = _git(root, "cat-file", "--batch",
+               stdin="".join(f"{c}:{path}\n" for c in commits).encode())
+    if out is None:
+        return []
+    versions: list[tuple[str, bytes]] = []
+    pos = 0
+    for commit in commits:
+        end = out.find(b"\n", pos)
+        if end < 0:
+            break
+        head = out[pos:end].split()
+        if len(head) == 3 and head[1] == b"blob":
+            size = int(head[2])
+            versions.append((commit, out[end + 1:end + 1 + size]))
+            pos = end + 1 + size + 1
+        else:  # "<name> missing": the file was deleted by that commit
+            pos = end + 1
+    return versions

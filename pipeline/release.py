@@ -51,6 +51,7 @@ from pipeline.history import (
     COMMIT,
     Source,
     current_branch,
+    file_history,
     find_version,
     last_commit,
     read_version,
@@ -167,8 +168,26 @@ def read_releases(path: Path) -> list[Release]:
     ValidationFailed
         Every problem of the file (syntax, names, dates, hashes, sources), at once.
     """
+    releases, bad = parse_releases(path)
+    if bad:
+        raise ValidationFailed([p for _, p in bad])
+    return releases
+
+
+def parse_releases(path: Path) -> tuple[list[Release], list[tuple[str, Problem]]]:
+    """Parse ``releases.toml`` entry by entry: the good releases, and (label, problem) per bad one.
+
+    A malformed entry is left out (its label is its name, or ``release[i]`` without one), so
+    one bad entry never hides the others; only a file that cannot be read or parsed at all
+    raises.
+
+    Raises
+    ------
+    ValidationFailed
+        When the file cannot be read, is not TOML, or ``release`` is not an array of tables.
+    """
     if not path.exists():
-        return []
+        return [], []
     where = str(path)
     try:
         raw = path.read_bytes()
@@ -176,9 +195,10 @@ def read_releases(path: Path) -> list[Release]:
         raise ValidationFailed([Problem(where, "-", f"cannot be read ({exc.strerror})",
                                         "check the file's permissions")]) from exc
     data, problems = parse_toml(where, raw)
-    if data is None:
+    if data is None or any(p.severity == "error" for p in problems):
         raise ValidationFailed(problems)
     out: list[Release] = []
+    bad: list[tuple[str, Problem]] = []
     seen: set[str] = set()
     entries = data.get("release", [])
     if not isinstance(entries, list):
@@ -186,45 +206,59 @@ def read_releases(path: Path) -> list[Release]:
                                         "write each release as [[release]]")])
     for i, entry in enumerate(entries):
         field_name = f"release[{i}]"
-        if not isinstance(entry, dict):
-            problems.append(Problem(where, field_name, "must be a table", "write [[release]]"))
+        mine: list[Problem] = []
+        name = entry.get("name") if isinstance(entry, dict) else None
+        label = name if isinstance(name, str) and RELEASE_NAME.match(name) and \
+            name not in seen else field_name  # a second entry of a name never hides the first
+        rel = _parse_entry(where, field_name, entry, seen, mine)
+        if rel is None or mine:
+            bad += [(label, p) for p in mine]
             continue
-        name = entry.get("name")
-        if not isinstance(name, str) or not RELEASE_NAME.match(name) or name == CURRENT:
-            problems.append(Problem(where, f"{field_name}.name", f"{name!r} is not a valid name",
-                                    "use letters, digits, '.', '_', '-' (not 'current')"))
-            continue
-        if name in seen:
-            problems.append(Problem(where, f"{field_name}.name", f"{name!r} appears twice",
-                                    "release names are unique"))
-        seen.add(name)
-        date = entry.get("date")
-        if not isinstance(date, dt.date) or isinstance(date, dt.datetime):
-            problems.append(Problem(where, f"{field_name}.date", "must be a date YYYY-MM-DD", ""))
-            continue
-        benches = entry.get("benchmarks", {})
-        bundles = entry.get("bundles", {})
-        if not isinstance(benches, dict) or not isinstance(bundles, dict):
-            problems.append(Problem(where, field_name, "benchmarks/bundles must be tables", ""))
-            continue
-        bad = [k for k, v in [*benches.items(), *bundles.items()]
-               if not isinstance(v, str) or not HASH.match(v)]
-        bad += [k for k in bundles if k.count("/") != 1]
-        if bad:
-            problems.append(Problem(where, f"{field_name}.{bad[0]}",
-                                    "is not a benchmark[/bundle] key with a content hash",
-                                    "restore the entry `gmeter release` wrote"))
-            continue
-        notes = entry.get("notes", "")
-        sources = _sources(where, f"{field_name}.sources", entry.get("sources"), problems)
-        frozen = _frozen(where, f"{field_name}.frozen", name, entry.get("frozen"), problems)
-        out.append(Release(name, date, str(notes)[:MAX_NOTES],
-                           {str(k): str(v) for k, v in benches.items()},
-                           {str(k): str(v) for k, v in bundles.items()}, sources,
-                           frozen=frozen))
-    if any(p.severity == "error" for p in problems):
-        raise ValidationFailed(problems)
-    return out
+        out.append(rel)
+    return out, bad
+
+
+def _parse_entry(where: str, field_name: str, entry: Any, seen: set[str],
+                 problems: list[Problem]) -> Release | None:
+    """One ``[[release]]`` table as a :class:`Release`; its problems appended to ``problems``."""
+    if not isinstance(entry, dict):
+        problems.append(Problem(where, field_name, "must be a table", "write [[release]]"))
+        return None
+    name = entry.get("name")
+    if not isinstance(name, str) or not RELEASE_NAME.match(name) or name == CURRENT:
+        problems.append(Problem(where, f"{field_name}.name", f"{name!r} is not a valid name",
+                                "use letters, digits, '.', '_', '-' (not 'current')"))
+        return None
+    if name in seen:
+        problems.append(Problem(where, f"{field_name}.name", f"{name!r} appears twice",
+                                "release names are unique: remove the second entry"))
+        return None
+    seen.add(name)
+    date = entry.get("date")
+    if not isinstance(date, dt.date) or isinstance(date, dt.datetime):
+        problems.append(Problem(where, f"{field_name}.date", "must be a date YYYY-MM-DD",
+                                "restore the entry `gmeter release` wrote"))
+        return None
+    benches = entry.get("benchmarks", {})
+    bundles = entry.get("bundles", {})
+    if not isinstance(benches, dict) or not isinstance(bundles, dict):
+        problems.append(Problem(where, field_name, "benchmarks/bundles must be tables",
+                                "restore the entry `gmeter release` wrote"))
+        return None
+    bad = [k for k, v in [*benches.items(), *bundles.items()]
+           if not isinstance(v, str) or not HASH.match(v)]
+    bad += [k for k in bundles if k.count("/") != 1]
+    if bad:
+        problems.append(Problem(where, f"{field_name}.{bad[0]}",
+                                "is not a benchmark[/bundle] key with a content hash",
+                                "restore the entry `gmeter release` wrote"))
+        return None
+    notes = entry.get("notes", "")
+    sources = _sources(where, f"{field_name}.sources", entry.get("sources"), problems)
+    frozen = _frozen(where, f"{field_name}.frozen", name, entry.get("frozen"), problems)
+    return Release(name, date, str(notes)[:MAX_NOTES],
+                   {str(k): str(v) for k, v in benches.items()},
+                   {str(k): str(v) for k, v in bundles.items()}, sources, frozen=frozen)
 
 
 @dataclass(frozen=True)
@@ -295,6 +329,72 @@ def _store_version(store: Store, rel: Release, key: str, kind: str, files: dict[
     return True
 
 
+def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """What of a recorded release never changes: all but its sources (hints) and frozen table."""
+    return tuple(sorted((str(k), repr(v)) for k, v in entry.items()
+                        if k not in ("sources", "frozen")))
+
+
+def _entries(where: str, data: bytes) -> list[dict[str, Any]]:
+    """The ``[[release]]`` tables of one version of ``releases.toml`` that carry a name."""
+    from pipeline.limits import parse_toml
+
+    parsed, _ = parse_toml(where, data)
+    raw = parsed.get("release", []) if parsed else []
+    return [e for e in raw if isinstance(e, dict) and isinstance(e.get("name"), str)] \
+        if isinstance(raw, list) else []
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    commit: str
+    key: tuple[tuple[str, str], ...]
+    frozen: tuple[str, str] | None  # (commit, repr of the first [release.frozen])
+
+
+def rewritten_releases(path: Path, root: Path | None) -> dict[str, tuple[str, str]]:
+    """Release name → (commit, what changed) for every release git history recorded otherwise.
+
+    A committed release is immutable: its entry as first committed (name, date, notes,
+    benchmark and bundle versions) and its ``[release.frozen]`` table as first committed
+    (added once, by ``gmeter release`` or when an older release is frozen) must be what
+    ``releases.toml`` says now; a recorded release may not disappear either. This catches a
+    frozen file rewritten together with its SHA-256, which the file's own hash cannot. Outside
+    git, or for a release not committed yet, there is nothing to compare.
+    """
+    if root is None:
+        return {}
+    rel_path = relative_to_repo(root, path)
+    if rel_path is None:
+        return {}
+    first: dict[str, _Recorded] = {}
+    for commit, data in file_history(root, rel_path):
+        for e in _entries(rel_path, data):
+            rec = first.setdefault(e["name"], _Recorded(commit, _entry_key(e), None))
+            if rec.frozen is None and e.get("frozen") is not None:
+                first[e["name"]] = _Recorded(rec.commit, rec.key, (commit, repr(e["frozen"])))
+    if not first:
+        return {}
+    try:
+        now: dict[str, dict[str, Any]] = {}
+        for e in _entries(str(path), path.read_bytes()):
+            now.setdefault(e["name"], e)  # a second entry of a name is refused as malformed
+    except OSError:
+        return {}
+    out: dict[str, tuple[str, str]] = {}
+    for name, rec in sorted(first.items()):
+        cur = now.get(name)
+        if cur is None:
+            out[name] = (rec.commit, "was removed from releases.toml")
+        elif _entry_key(cur) != rec.key:
+            out[name] = (rec.commit, "its entry in releases.toml differs from the one first "
+                         f"committed ({rec.commit[:12]})")
+        elif rec.frozen is not None and repr(cur.get("frozen")) != rec.frozen[1]:
+            out[name] = (rec.frozen[0], "its [release.frozen] path or SHA-256 in releases.toml "
+                         f"differs from the one first committed ({rec.frozen[0][:12]})")
+    return out
+
+
 def sync_releases(store: Store, path: Path) -> list[Problem]:
     """Record every release of ``releases.toml`` in the store; return the problems met.
 
@@ -318,7 +418,28 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
     submissions = (relative_to_repo(root, path.parent) or "") if root else ""
     if submissions == ".":
         submissions = ""
-    for rel in read_releases(path):
+    rewritten = rewritten_releases(path, root)
+    releases, malformed = parse_releases(path)
+    for label, p in malformed:
+        problems.append(Problem(p.file, p.field, f"{p.message} — release {label} is not "
+                                "published (listed as missing)", p.fix, "warning"))
+        if label not in rewritten and label not in {m[0] for m in missing_releases}:
+            missing_releases.append((label, f"its entry in releases.toml is malformed "
+                                     f"({p.field}: {p.message})"))
+            if label in stored:
+                store.drop_release(label)
+    for name, (commit, what) in sorted(rewritten.items()):
+        problems.append(Problem(
+            str(path), f"release {name}", f"{what}: a recorded release never changes — "
+            f"release {name} is not published (listed as missing)",
+            f"restore it as commit {commit[:12]} has it (`git show {commit[:12]}:"
+            f"{relative_to_repo(root, path) if root else path}`)", "warning"))
+        missing_releases.append((name, what))
+        if name in stored:
+            store.drop_release(name)
+    for rel in releases:
+        if rel.name in rewritten:
+            continue
         if rel.name in stored:
             if sorted(store.release_members(rel.name)) != sorted(rel.members()) or \
                     store.release_benchmarks(rel.name) != rel.benchmarks:

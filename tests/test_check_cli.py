@@ -109,6 +109,32 @@ def test_check_workflow_runs_the_base_gmeter_on_the_pull_request_as_data() -> No
     assert run["env"]["TREE"].endswith("/pr")  # type: ignore[index]
 
 
+def test_init_check_workflow_takes_its_verdict_from_the_base_branch(tmp_path: Path) -> None:
+    """The workflow `gmeter init` writes: base's file and pin, the pull request as data only."""
+    done = CliRunner().invoke(app, ["init", str(tmp_path / "site"), "--title", "T", "--licence",
+                                    "CC-BY-4.0", "--url", "https://example.org/t/"])
+    assert done.exit_code == 0, done.output
+    text = (tmp_path / "site" / ".github" / "workflows" / "check-submission.yml").read_text(
+        encoding="utf-8")
+    data = yaml.safe_load(text)
+    # GitHub takes a pull_request_target workflow (and its pinned version) from the base branch
+    assert "pull_request_target" in data[True] and "pull_request" not in data[True]
+    assert data["permissions"] == {"contents": "read"}
+    (job,) = data["jobs"].values()
+    steps = job["steps"]
+    order = [str(s.get("uses", "")) or str(s.get("run", "")) for s in steps]
+    install = next(i for i, s in enumerate(order) if "pip install" in s)
+    checkout = next(i for i, s in enumerate(order) if s.startswith("actions/checkout"))
+    assert install < checkout  # gmeter is in place before any of the pull request's files
+    pr = steps[checkout]["with"]
+    assert pr["ref"] == "${{ github.event.pull_request.head.sha }}" and pr["path"] == "pr"
+    assert pr["persist-credentials"] is False and pr["fetch-depth"] == 0
+    (run,) = [s for s in steps if str(s.get("run", "")).startswith("gmeter check")]
+    assert run["working-directory"] == "pr" and run["env"]["PYTHONSAFEPATH"] == "1"
+    assert run["env"]["BASE"] == "${{ github.event.pull_request.base.sha }}"
+    assert '"gmeter==' in steps[install]["run"]  # pinned, from the package index
+
+
 def test_publish_workflow_uploads_public() -> None:
     steps = _steps("publish.yml")
     upload = next(s for s in steps if "upload-pages-artifact" in str(s.get("uses", "")))

@@ -228,6 +228,10 @@ CODE = [
     "tests/conftest.py",
     "setup.py",
     ".gmeter/gmeter.duckdb",
+    ".gitattributes",
+    "docs/.gitattributes",
+    ".gitmodules",
+    ".lfsconfig",
 ]
 
 
@@ -427,3 +431,21 @@ def test_repeated_similarity_runs() -> None:
         if f.check == "repeated-runs"
     ]
     assert f.severity == "warning" and "A–B" in f.message
+
+
+@pytest.mark.parametrize("path", ["submissions/.gitattributes", "submissions/README.md",
+                                  "submissions/x.csv"])
+def test_a_file_of_the_submissions_folder_itself_is_for_a_maintainer(path: str) -> None:
+    ctx = PullRequestContext(bundle_changes=1, root_files=[("A", path)])
+    (f,) = [f for f in run_pull_request_checks(ctx) if f.check == "maintainer-only"]
+    assert f.severity == "error" and path in f.file
+
+
+def test_any_edit_of_releases_toml_is_an_error() -> None:
+    before = b'[[release]]\nname = "r1"\ndate = 2024-01-01\n'
+    ctx = PullRequestContext(bundle_changes=0, releases_before=before,
+                             releases_after=b"# a comment\n" + before)
+    (f,) = [f for f in run_pull_request_checks(ctx) if f.check == "releases-file"]
+    assert f.severity == "error" and "restore" in f.resolution
+    ctx = PullRequestContext(bundle_changes=0, releases_before=before, releases_after=before)
+    assert not [f for f in run_pull_request_checks(ctx) if f.check == "releases-file"]

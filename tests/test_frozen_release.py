@@ -168,3 +168,116 @@ def test_parse_refuses_garbage_without_traceback():
                                                                       "scores": []}) + b"x,y\n"):
         with pytest.raises(FrozenError):
             parse(data, "f.csv")
+
+
+def _git(repo, *args):
+    import subprocess
+
+    return subprocess.run(["git", "-c", "user.name=m", "-c", "user.email=m@example.org", *args],
+                          cwd=repo, check=True, capture_output=True, text=True).stdout
+
+
+def _committed(tmp_path):
+    """A repository on main with releases r1 and r2 recorded, frozen and committed."""
+    import shutil
+
+    from tests.conftest import GOOD
+
+    repo = tmp_path / "repo"
+    subs = repo / "submissions"
+    shutil.copytree(GOOD, subs)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "benchmarks")
+    db = tmp_path / "store.duckdb"
+    rel_file = subs / "releases.toml"
+    with open_store(db) as s:
+        ingest(s, [subs])
+        r1 = record_release(s, rel_file, "r1", date=dt.date(2024, 3, 1))
+        record_release(s, rel_file, "r2", date=dt.date(2024, 4, 1))
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "releases")
+    return repo, subs, rel_file, r1
+
+
+def _publishes(subs, rel_file, store):
+    with open_store(store) as s:
+        ingest(s, [subs])
+        problems = sync_releases(s, rel_file)
+        published = [r[0] for r in s.releases()]
+        _, missing = s.query("select name, reason from missing_releases")
+        assert not score_all(s).failed
+    return problems, published, dict(missing)
+
+
+# What history catches that the file's own SHA-256 cannot: releases.toml rewritten with it.
+REWRITES = {
+    "file-and-sha": None,  # the frozen file changed and its SHA-256 in releases.toml with it
+    "date": ("date = 2024-03-01", "date = 2024-02-01"),
+    "notes": ('notes = ""', 'notes = "recomputed"'),
+    "frozen-dropped": None,
+}
+
+
+@pytest.mark.parametrize("commit", [False, True], ids=["uncommitted", "committed"])
+@pytest.mark.parametrize("how", sorted(REWRITES))
+def test_a_release_rewritten_in_releases_toml_is_refused_by_history(tmp_path, how, commit):
+    import re
+
+    repo, subs, rel_file, r1 = _committed(tmp_path)
+    text = rel_file.read_text()
+    head, tail = text.split('name = "r2"')
+    if how == "file-and-sha":
+        target = subs / r1.frozen.path
+        data = target.read_bytes().replace(b",score,", b",score,", 1)
+        data = data[:-30] + (b"8" if data[-30:-29] == b"9" else b"9") + data[-29:]
+        target.write_bytes(data)
+        head = head.replace(r1.frozen.sha256, sha256_of(data))
+    elif how == "frozen-dropped":
+        head = re.sub(r"\[release\.frozen\]\npath = .*\nsha256 = .*\n", "", head)
+    else:
+        old, new = REWRITES[how]
+        assert old in head
+        head = head.replace(old, new)
+    rel_file.write_text(head + 'name = "r2"' + tail)
+    if commit:
+        _git(repo, "commit", "-q", "-am", "rewrite r1")
+    problems, published, missing = _publishes(subs, rel_file, tmp_path / f"fresh-{how}.duckdb")
+    assert published == ["r2"] and list(missing) == ["r1"], (published, missing)
+    (p,) = problems
+    assert p.field == "release r1" and str(rel_file) == p.file
+    assert "first committed" in p.message and "git show" in p.fix
+
+
+def test_a_removed_release_is_listed_missing(tmp_path):
+    repo, subs, rel_file, _ = _committed(tmp_path)
+    text = rel_file.read_text()
+    start = text.index("[[release]]", text.index('name = "r1"'))  # r2's entry
+    rel_file.write_text(text[:start])
+    problems, published, missing = _publishes(subs, rel_file, tmp_path / "fresh.duckdb")
+    assert published == ["r1"] and "removed" in missing["r2"]
+    assert [p.field for p in problems] == ["release r2"]
+
+
+MALFORMED = {
+    "date": ('date = 2024-05-01', 'date = "soon"'),
+    "hash": ('date = 2024-05-01', 'date = 2024-05-01\n[release.benchmarks]\n"x" = "!"'),
+    "frozen-path": ('date = 2024-05-01', 'date = 2024-05-01\n[release.frozen]\n'
+                    'path = "../../etc/passwd"\nsha256 = "' + "0" * 64 + '"'),
+    "duplicate": ('name = "r3"', 'name = "r1"'),
+    "no-name": ('name = "r3"', 'name = 3'),
+}
+
+
+@pytest.mark.parametrize("how", sorted(MALFORMED))
+def test_a_malformed_release_added_later_never_stops_the_others(tmp_path, how):
+    """A hand-written [[release]] (a pull request's) is left out, named; every other publishes."""
+    _, subs, rel_file, _ = _committed(tmp_path)
+    old, new = MALFORMED[how]
+    entry = '\n[[release]]\nname = "r3"\ndate = 2024-05-01\n'.replace(old, new)
+    rel_file.write_text(rel_file.read_text() + entry)
+    problems, published, missing = _publishes(subs, rel_file, tmp_path / "fresh.duckdb")
+    assert published == ["r1", "r2"], problems
+    assert len(missing) == 1 and "malformed" in next(iter(missing.values()))
+    (p,) = problems
+    assert p.severity == "warning" and str(rel_file) == p.file and "not published" in p.message

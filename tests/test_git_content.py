@@ -77,3 +77,41 @@ def test_a_real_symlink_is_refused(tmp_path):
     (subs / "gen-mini" / "alpha" / "link.csv").symlink_to(subs / "gen-mini" / "reference" /
                                                           "items.csv")
     assert any("symbolic link" in e for e in _errors(subs))
+
+
+# A conversion git applies on checkout makes the bytes a clone reads differ from the blob
+# history holds: the content hash of what was checked can then never be recovered from git.
+CONVERSIONS = {
+    "eol": ("*.csv text eol=crlf\n", b""),
+    "ident": ("*.csv ident\n", b"# $Id$\n"),
+    "encoding": ("*.csv working-tree-encoding=UTF-16LE\n", b""),
+}
+
+
+@pytest.mark.parametrize("how", sorted(CONVERSIONS))
+@pytest.mark.parametrize("where", ["", "submissions/", "submissions/gen-mini/alpha/"])
+def test_a_file_git_rewrites_on_checkout_is_refused(tmp_path, how, where):
+    rule, head = CONVERSIONS[how]
+    repo = _repo(tmp_path)
+    target = repo / "submissions" / "gen-mini" / "alpha" / "responses.csv"
+    if head:
+        target.write_bytes(head + target.read_bytes())
+        _git(repo, "commit", "-q", "-am", "data")
+    (repo / where / ".gitattributes").write_text(rule)
+    _git(repo, "add", f"{where}.gitattributes")
+    _git(repo, "commit", "-q", "-m", "attributes")
+    target.unlink()
+    _git(repo, "checkout", "--", ".")  # what every clone shows
+    errs = _errors(repo / "submissions")
+    assert any("responses.csv" in e and "rewritten by git on checkout" in e for e in errs), errs
+
+
+def test_plain_line_ends_under_text_auto_and_uncommitted_edits_are_fine(tmp_path):
+    repo = _repo(tmp_path)
+    (repo / ".gitattributes").write_text("* text=auto\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "text=auto")
+    assert _errors(repo / "submissions") == []
+    target = repo / "submissions" / "gen-mini" / "alpha" / "responses.csv"
+    target.write_bytes(target.read_bytes().replace(b"\n", b"\r\n"))  # an edit, not yet committed
+    assert not [e for e in _errors(repo / "submissions") if "rewritten" in e]

@@ -164,7 +164,7 @@ def test_release_entry_without_sources_is_found_in_history(tmp_path):
 
     repo, _ = _history(tmp_path, GOOD)
     rel_file = repo / "submissions" / "releases.toml"
-    text = re.sub(r"\[release\.sources\]\n(.+\n)+?(?=\n|\Z)", "", rel_file.read_text())
+    text = re.sub(r"\[release\.sources\]\n(\".+\n)+", "", rel_file.read_text())
     assert "sources" not in text
     rel_file.write_text(text)
     with open_store(tmp_path / "f.duckdb") as s:
@@ -174,37 +174,45 @@ def test_release_entry_without_sources_is_found_in_history(tmp_path):
 
 
 def test_unrecoverable_version_is_named_and_never_stops_the_others(tmp_path):
-    from tests.conftest import GOOD
-
-    repo, _ = _history(tmp_path, GOOD)
+    """Releases cut from files never committed: r3 (not frozen) is missing, r4 (frozen) publishes."""
     import re
 
-    rel_file = repo / "submissions" / "releases.toml"
+    from tests.conftest import GOOD
+
+    repo, db = _history(tmp_path, GOOD)
+    subs = repo / "submissions"
+    rel_file = subs / "releases.toml"
+    resp = subs / "gen-mini" / "alpha" / "responses.csv"
+    resp.write_text(resp.read_text().replace("A1,i1,1", "A1,i1,0"))  # never committed
+    with open_store(db) as s:
+        ingest(s, [subs])
+        lost = s.bundles()
+        record_release(s, rel_file, "r3", date=dt.date(2024, 5, 1))
+        record_release(s, rel_file, "r4", date=dt.date(2024, 6, 1))
+    lost_hash = next(b.content_hash for b in lost if b.id == "alpha")
+    _git(repo, "checkout", "--", str(resp))
+    # r3 as a release without frozen numbers (older gmeter): it needs every version it names
     text = rel_file.read_text()
-    old = read_releases(rel_file)[0].bundles["gen-mini/alpha"]
-    # without its frozen file, a release needs every version it names
-    unfrozen = re.sub(r"\[release\.frozen\]\npath = .*\nsha256 = .*\n", "",
-                      text.replace(old, "f" * 64, 1), count=1)
-    rel_file.write_text(unfrozen)
+    r3 = text.index('name = "r3"')
+    r4 = text.index("[[release]]", r3)
+    text = text[:r3] + re.sub(r"\[release\.frozen\]\npath = .*\nsha256 = .*\n", "",
+                              text[r3:r4]) + text[r4:]
+    rel_file.write_text(text)
+    (subs / "releases" / "r3.csv").unlink()
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "releases r3 and r4")
     with open_store(tmp_path / "f.duckdb") as s:
-        ingest(s, [repo / "submissions"])
+        ingest(s, [subs])
         problems = sync_releases(s, rel_file)
-        assert [r[0] for r in s.releases()] == ["r2"]
+        assert [r[0] for r in s.releases()] == ["r1", "r2", "r4"]
         _, missing = s.query("select name from missing_releases")
-        assert missing == [("r1",)]
-        report = score_all(s)
-        assert not report.failed
-    (p,) = problems
-    assert p.severity == "warning" and p.field == "release r1"
-    assert "gen-mini/alpha@ffffffffffff" in p.message and "cannot be recovered" in p.message
-    # a frozen release publishes its frozen numbers even when a version is lost
-    rel_file.write_text(text.replace(old, "f" * 64, 1))
-    with open_store(tmp_path / "g.duckdb") as s:
-        ingest(s, [repo / "submissions"])
-        problems = sync_releases(s, rel_file)
-        assert [r[0] for r in s.releases()] == ["r1", "r2"]
+        assert missing == [("r3",)]
         assert not score_all(s).failed
-    assert [p.severity for p in problems] == ["warning"]
+    assert [(p.severity, p.field) for p in problems] == [("warning", "release r3"),
+                                                         ("warning", "release r4")]
+    assert f"gen-mini/alpha@{lost_hash[:12]}" in problems[0].message
+    assert "cannot be recovered" in problems[0].message and "not published" in problems[0].message
+    assert "frozen numbers are published" in problems[1].message
 
 
 def test_release_notes_with_control_characters_round_trip(subs, db):

@@ -73,8 +73,8 @@ def resubmission(ctx: IntegrityContext) -> Iterator[Finding]:
     description="The system name, compared with every other bundle's by its confusable "
     "skeleton (NFKC, case folding, Unicode TR 39 confusables, separators ignored). A different "
     "name with the same skeleton (Cyrillic letters, full-width forms, `0` for `O`) is an "
-    "error: it impersonates another system. Exactly the name of a system that another contact "
-    "submitted is a warning for the reviewer (the same system, or a copied name).",
+    "error: it impersonates another system. Exactly the name of another bundle's system is a "
+    "warning for the reviewer (the same system, or a copied name).",
 )
 def lookalike_name(ctx: IntegrityContext) -> Iterator[Finding]:
     """Names that impersonate another bundle's system."""
@@ -97,8 +97,7 @@ def lookalike_name(ctx: IntegrityContext) -> Iterator[Finding]:
                 yield Finding(
                     "warning", "lookalike-name", ctx.where(t, "submission.toml"),
                     "system.name",
-                    f"{mine!r} is the system name of bundle {other.id!r}, submitted by "
-                    f"another contact ({other.manifest.get('contact', '')!s:.80})",
+                    f"{mine!r} is the system name of bundle {other.id!r}",
                     "fine for a new run of the same system (say so in the description); "
                     "otherwise use your own system's name",
                 )
@@ -134,8 +133,9 @@ def _agent_lookalikes(ctx: IntegrityContext) -> Iterator[Finding]:
     title="Near-duplicate of another bundle",
     description=f"At least {NEAR_DUPLICATE:.0%} of the bundle's result files (everything but "
     "submission.toml, compared by SHA-256 whatever their names) are identical to another "
-    "bundle's. All of them identical is an error (the same results under a new name) unless "
-    "both bundles name the same contact; 90 % or more is a warning for the reviewer.",
+    "bundle's. All of them identical is an error (the same results under a new name), whatever "
+    "the contacts say (a `contact` is text anyone can copy); 90 % or more is a warning for the "
+    "reviewer.",
 )
 def near_duplicate(ctx: IntegrityContext) -> Iterator[Finding]:
     """Find result files shared with another bundle of the benchmark."""
@@ -208,8 +208,9 @@ def _near(a: tuple[float, ...], b: tuple[float, ...]) -> int:
     "bundle of the benchmark — e.g. the rewards, responses or compute of another run — or "
     f"identical in {NEAR_DUPLICATE:.0%} of its positions (at least {NEAR_COLUMN_VALUES} "
     "fractional values): an edited copy. Independent runs practically never agree to every "
-    "digit. A warning instead when both bundles name the same contact (reusing one's own "
-    "measurements, e.g. a control run sharing its baseline scores).",
+    "digit. An error whatever the contacts say: a `contact` is text anyone can copy, so reusing "
+    "one's own measurements (e.g. a control run sharing its baseline) is for a maintainer to "
+    "confirm.",
 )
 def copied_column(ctx: IntegrityContext) -> Iterator[Finding]:
     """Find measurement columns equal (or nearly) to another bundle's, any file or name."""
@@ -303,14 +304,14 @@ def dates(ctx: IntegrityContext) -> Iterator[Finding]:
     "foreign-edit",
     title="Edits to an existing bundle",
     description="The pull request modifies or deletes files of a bundle that already existed. "
-    "The bundle belongs to its recorded owner (the `contact` of its submission.toml); git "
-    "author names and e-mails are whatever a committer types, so they are never taken as "
-    "proof of ownership. Every such edit is an error that names the paths and the recorded "
-    "owner: a maintainer merges it only after the owner confirms. Rewriting the `contact` "
-    "itself (taking over a bundle) is called out separately.",
+    "What is touched comes from git's paths alone: no text proves ownership (git author names "
+    "and e-mails are whatever a committer types, a `contact` is text anyone can copy). Every "
+    "such edit is an error that names the paths and the recorded `contact`, for the "
+    "maintainer who asks that owner before merging. Rewriting the `contact` itself (taking "
+    "over a bundle) is called out separately.",
 )
 def foreign_edit(ctx: IntegrityContext) -> Iterator[Finding]:
-    """Find changes to bundles that existed at the base, judged by paths and the contact."""
+    """Find changes to bundles that existed at the base, judged by git's paths only."""
     for own in ctx.ownership:
         where = f"{ctx.benchmark.files.label}/{own.bundle}"
         files = listing([f.rsplit("/", 1)[-1] for f in own.files], 4)
@@ -420,6 +421,11 @@ def releases_file(ctx: PullRequestContext) -> Iterator[Finding]:
     changed = sorted(n for n in before if n in after and before[n] != after[n])
     removed = sorted(set(before) - set(after))
     added = sorted(set(after) - set(before))
+    if not (changed or removed or added):
+        yield Finding("error", "releases-file", ctx.releases_path, "-",
+                      "is edited (the releases it records are the same)",
+                      "releases.toml is written by `gmeter release` on main only: restore it "
+                      "from the base branch")
     if changed or removed:
         yield Finding(
             "error", "releases-file", ctx.releases_path, "release",
@@ -440,6 +446,9 @@ MAINTAINER_PATHS = ("pipeline/", "cli/", "site_templates/", "tests/", "bench/", 
                     "requirements", "MANIFEST.in", "gmeter.toml", "conftest.py", ".gmeter/",
                     "docs/schemas/")
 """Paths whose change alters gmeter itself or how CI runs it (prefixes of repository paths)."""
+GIT_CONTROL_FILES = (".gitattributes", ".gitmodules", ".lfsconfig")
+"""Files that change what git checks out (conversions, filters, submodules, LFS) wherever they
+are: with them, the files a clone shows are no longer the bytes git history holds."""
 
 
 @integrity_check(
@@ -448,12 +457,15 @@ MAINTAINER_PATHS = ("pipeline/", "cli/", "site_templates/", "tests/", "bench/", 
     title="Changes to gmeter, CI or recorded releases",
     description="The verdict on a pull request comes from the base branch's gmeter, never the "
     "pull request's own code. A pull request that changes gmeter's code, the Makefile, the "
-    "workflows, `releases.toml` or a frozen release file (`submissions/releases/`) is an "
-    "error: a maintainer reviews such changes by hand.",
+    "workflows, a frozen release file (`submissions/releases/`), another file of the "
+    "submissions folder itself, or a file that changes what git checks out (`.gitattributes`, "
+    "`.gitmodules`, `.lfsconfig`) is an error: a maintainer reviews such changes by hand "
+    "(`releases.toml` has its own check).",
 )
 def maintainer_only(ctx: PullRequestContext) -> Iterator[Finding]:
     """Find changes to gmeter's code, CI, the releases file and frozen release files."""
-    code = sorted(p for p in ctx.outside if p.startswith(MAINTAINER_PATHS))
+    code = sorted(p for p in ctx.outside if p.startswith(MAINTAINER_PATHS)
+                  or p.rsplit("/", 1)[-1] in GIT_CONTROL_FILES)
     if code:
         yield Finding(
             "error", "maintainer-only", "pull request", "-",
@@ -463,6 +475,15 @@ def maintainer_only(ctx: PullRequestContext) -> Iterator[Finding]:
         )
     frozen = sorted(path for _, path in ctx.root_files
                     if path.rsplit("/", 2)[-2:-1] == [RELEASES_DIR])
+    own = sorted(path for _, path in ctx.root_files if path not in frozen
+                 and path != ctx.releases_path)
+    if own:  # releases.toml has its own check (releases-file)
+        yield Finding(
+            "error", "maintainer-only", listing(own, 3), "-",
+            "changes the submissions folder's own files (they belong to no bundle)",
+            "a submission adds or changes files in its own bundle folder "
+            "(submissions/<benchmark>/<bundle>/) only; ask a maintainer for anything else",
+        )
     if frozen:
         yield Finding(
             "error", "maintainer-only", listing(frozen, 3), "-",
