@@ -91,8 +91,9 @@ def _bad_name(name: str) -> str:
     return ""
 
 
-LFS_POINTER = b"version https://git-lfs.github.com/spec/"
-"""How a Git LFS pointer file starts: the data itself is elsewhere, not in git history."""
+LFS_POINTER = (b"version https://git-lfs.github.com/spec/", b"version https://hawser.github.com/spec/")
+"""How a Git LFS pointer file starts (git-lfs still reads its pre-1.0 "hawser" form): the data
+itself is elsewhere, not in git history."""
 _GIT_MODES = {"160000": ("is a git submodule (gitlink): its content is not in this repository, "
                          "so no clone can rebuild the bundle"),
               "120000": "is a symbolic link in git (links may point outside the bundle)"}

@@ -449,3 +449,33 @@ def test_any_edit_of_releases_toml_is_an_error() -> None:
     assert f.severity == "error" and "restore" in f.resolution
     ctx = PullRequestContext(bundle_changes=0, releases_before=before, releases_after=before)
     assert not [f for f in run_pull_request_checks(ctx) if f.check == "releases-file"]
+
+
+def _responses(agent: str) -> str:
+    return "agent,item,value\n" + "".join(f"{agent},i{k},{0.5 + k / 7:.6f}\n" for k in range(12))
+
+
+COPIES = {  # track → (the victim's files, the copier's files)
+    "generality": ({"responses.csv": _responses("victim")},
+                   {"responses.csv": _responses("copier")}),
+    "similarity": ({"a.csv": "v\n" + "".join(f"{0.25 + k / 9:.6f}\n" for k in range(12))},
+                   {"b.csv": "v\n" + "".join(f"{0.25 + k / 9:.6f}\n" for k in range(12))}),
+}
+
+
+@pytest.mark.parametrize("track", sorted(COPIES))
+def test_no_finding_depends_on_the_contact(track: str) -> None:
+    """The whole class: every check gives the same findings whatever contact the copier types."""
+    victim_files, copy_files = COPIES[track]
+    victim = {"submitted": dt.date(2024, 1, 1), "contact": "Ada <ada@example.org>",
+              "system": {"name": "Victim"}}
+    peer = bundle("peer", victim_files, manifest=victim)
+    seen = []
+    for contact in ("Ada <ada@example.org>", "Mallory <m@evil.example>", ""):
+        for files in (copy_files, victim_files):  # a renamed copy, and the same file names
+            copier = bundle("copy", files, manifest={**victim, "contact": contact})
+            found = sorted((f.check, f.severity, f.file, f.field, f.message)
+                           for f in run(bench(track), [copier], [peer]))
+            assert any(s == "error" for _, s, *_ in found), found  # the copy is caught
+            seen.append(found)
+    assert seen[0::2] == [seen[0]] * 3 and seen[1::2] == [seen[1]] * 3, seen

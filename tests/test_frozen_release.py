@@ -250,7 +250,7 @@ def test_a_release_rewritten_in_releases_toml_is_refused_by_history(tmp_path, ho
 
 
 def test_a_removed_release_is_listed_missing(tmp_path):
-    repo, subs, rel_file, _ = _committed(tmp_path)
+    _, subs, rel_file, _ = _committed(tmp_path)
     text = rel_file.read_text()
     start = text.index("[[release]]", text.index('name = "r1"'))  # r2's entry
     rel_file.write_text(text[:start])

@@ -63,10 +63,11 @@ def test_a_link_git_tracks_is_refused_even_checked_out_as_a_file(tmp_path):
 
 @pytest.mark.parametrize("name", ["responses.csv", "extra.json", "blob.bin",
                                   "../reference/items.csv"])
-def test_an_lfs_pointer_is_refused_whatever_its_name(tmp_path, name):
+@pytest.mark.parametrize("spec", [b"git-lfs", b"hawser"])
+def test_an_lfs_pointer_is_refused_whatever_its_name(tmp_path, name, spec):
     subs = tmp_path / "submissions"
     shutil.copytree(GOOD, subs)  # outside git too: the pointer itself is the problem
-    (subs / "gen-mini" / "alpha" / name).write_bytes(LFS)
+    (subs / "gen-mini" / "alpha" / name).write_bytes(LFS.replace(b"git-lfs", spec))
     errs = _errors(subs)
     assert any("LFS pointer" in e for e in errs), errs
 

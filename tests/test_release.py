@@ -174,7 +174,7 @@ def test_release_entry_without_sources_is_found_in_history(tmp_path):
 
 
 def test_unrecoverable_version_is_named_and_never_stops_the_others(tmp_path):
-    """Releases cut from files never committed: r3 (not frozen) is missing, r4 (frozen) publishes."""
+    """Releases cut from files never committed: r3 (unfrozen) is missing, r4 (frozen) publishes."""
     import re
 
     from tests.conftest import GOOD

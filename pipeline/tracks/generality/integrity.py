@@ -54,8 +54,9 @@ def _population(bundles: Sequence[BundleInput]) -> dict[str, tuple[str, dict[str
     description="An agent name already on the benchmark (in another bundle) is an error: each "
     "agent is one leaderboard entry. An agent whose varied responses (at least 5 distinct "
     "values; binary ones coincide by chance) equal another bundle's agent on every shared "
-    "item, or on 90 % of at least 10 items (an edited copy), is an error — a warning when "
-    "both bundles name the same contact. Identical agents inside one bundle are a warning.",
+    "item, or on 90 % of at least 10 items (an edited copy), is an error, whatever the "
+    "contacts say (a `contact` is text anyone can copy). Identical agents inside one bundle "
+    "are a warning.",
 )
 def duplicate_agent(ctx: IntegrityContext) -> Iterator[Finding]:
     """Find agent names and response vectors seen twice."""
