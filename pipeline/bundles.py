@@ -475,12 +475,17 @@ def read_sealed(root: str | Path, benchmark_id: str) -> dict[str, bytes] | str:
     total = 0
     try:
         for p in sorted(folder.glob("*/*.json")):
-            if p.is_file() and not p.is_symlink():
-                data = p.read_bytes()
-                total += len(data)
-                if total > MAX_SEALED_BYTES:
-                    return f"{folder} holds more than {MAX_SEALED_BYTES} bytes"
-                out[p.relative_to(folder).as_posix()] = data
+            st = p.lstat()
+            if not stat.S_ISREG(st.st_mode):
+                continue  # links and special files are never read
+            total += st.st_size  # counted before reading: an oversized set is never loaded
+            if st.st_size > MAX_FILE_BYTES or total > MAX_SEALED_BYTES:
+                return f"{folder} holds more than {MAX_SEALED_BYTES} bytes"
+            with p.open("rb") as fh:
+                data = fh.read(st.st_size + 1)
+            if len(data) > st.st_size:
+                return f"{p} grew while it was read"
+            out[p.relative_to(folder).as_posix()] = data
     except OSError as exc:
         return f"{folder} is unreadable ({exc.strerror or exc})"
     return out

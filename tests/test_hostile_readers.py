@@ -160,3 +160,30 @@ def test_lab_file_readers_refuse_links_and_name_the_file(tmp_path: Path, reader:
     with pytest.raises(GmeterError) as info:
         _lab_file_readers()[reader](link)
     assert "data.csv" in str(info.value) and "regular file" in str(info.value)
+
+
+def test_a_sealed_set_is_sized_before_it_is_read(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """read_sealed counts bytes from the file system first: an oversized set is never loaded."""
+    from pipeline import bundles
+
+    folder = tmp_path / "maya" / "d1"
+    folder.mkdir(parents=True)
+    for k in range(4):
+        (folder / f"t{k}.json").write_bytes(b"{}" * 4)  # 8 bytes each
+    (folder / "link.json").symlink_to(folder / "t0.json")
+    opened: list[str] = []
+    real_open = Path.open
+
+    def spy(self: Path, *a: object, **kw: object) -> object:
+        opened.append(self.name)
+        return real_open(self, *a, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Path, "open", spy)
+    assert sorted(bundles.read_sealed(tmp_path, "maya")) == [f"d1/t{k}.json" for k in range(4)]
+    assert "link.json" not in opened
+    opened.clear()
+    monkeypatch.setattr(bundles, "MAX_SEALED_BYTES", 20)
+    why = bundles.read_sealed(tmp_path, "maya")
+    assert isinstance(why, str) and "more than 20 bytes" in why
+    assert opened == ["t0.json", "t1.json"]  # the third file is refused before it is opened
