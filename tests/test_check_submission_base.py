@@ -94,11 +94,13 @@ def _seed_base_env(cache: Path, root: Path, commit_sha: str) -> None:
     (env / ".installed").touch()
 
 
-def _make(*args: str, cwd: Path, cache: Path,
-          timeout: int = 600) -> subprocess.CompletedProcess[str]:
+def _make(*args: str, cwd: Path, cache: Path, timeout: int = 600,
+          real: bool = False) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "GMETER_"))}
     env.update(GMETER_BASE_CACHE=str(cache), PYTHON=sys.executable,
                GMETER_CACHE_DIR=str(cache / "charts"))
+    if not real:
+        env["GMETER_BASE_EXTRAS"] = ""  # the seeded environment is named by the commit alone
     return subprocess.run(["make", "--no-print-directory", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=timeout)
 
@@ -160,5 +162,6 @@ def test_the_base_gmeter_is_installed_for_real_and_judges(tmp_path):
     _hostile_pull_request(root, makefile=False)
     report = tmp_path / "report.md"
     done = _make("check-submission", "BASE=main", f"REPORT={report}", cwd=root,
-                 cache=tmp_path / "cache", timeout=1800)
+                 cache=tmp_path / "cache", timeout=1800, real=True)
+    assert list((tmp_path / "cache").glob("*-aiq-similarity/.installed"))  # every track
     _assert_base_verdict(done, report)
