@@ -232,6 +232,11 @@ CODE = [
     "docs/.gitattributes",
     ".gitmodules",
     ".lfsconfig",
+    "sitecustomize.py",
+    "docs/conf.py",
+    "tools/x.pth",
+    "tox.ini",
+    ".pre-commit-config.yaml",
 ]
 
 

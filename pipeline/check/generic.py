@@ -446,6 +446,11 @@ MAINTAINER_PATHS = ("pipeline/", "cli/", "site_templates/", "tests/", "bench/", 
                     "requirements", "MANIFEST.in", "gmeter.toml", "conftest.py", ".gmeter/",
                     "docs/schemas/")
 """Paths whose change alters gmeter itself or how CI runs it (prefixes of repository paths)."""
+CODE_SUFFIXES = (".py", ".pth", ".pyx", ".sh", ".mk")
+"""Files that are code wherever they are (a root ``sitecustomize.py`` runs in any Python)."""
+TOOL_FILES = ("tox.ini", "noxfile.py", ".pre-commit-config.yaml", "Dockerfile", "GNUmakefile",
+              "makefile")
+"""Files other tools run from the repository root."""
 GIT_CONTROL_FILES = (".gitattributes", ".gitmodules", ".lfsconfig")
 """Files that change what git checks out (conversions, filters, submodules, LFS) wherever they
 are: with them, the files a clone shows are no longer the bytes git history holds."""
@@ -465,6 +470,7 @@ are: with them, the files a clone shows are no longer the bytes git history hold
 def maintainer_only(ctx: PullRequestContext) -> Iterator[Finding]:
     """Find changes to gmeter's code, CI, the releases file and frozen release files."""
     code = sorted(p for p in ctx.outside if p.startswith(MAINTAINER_PATHS)
+                  or p.endswith(CODE_SUFFIXES) or p in TOOL_FILES
                   or p.rsplit("/", 1)[-1] in GIT_CONTROL_FILES)
     if code:
         yield Finding(
