@@ -329,9 +329,16 @@ def _store_version(store: Store, rel: Release, key: str, kind: str, files: dict[
     return True
 
 
+def _canonical(value: Any) -> str:
+    """A TOML value as text that ignores table key order (dates as ISO text)."""
+    import json
+
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+
+
 def _entry_key(entry: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """What of a recorded release never changes: all but its sources (hints) and frozen table."""
-    return tuple(sorted((str(k), repr(v)) for k, v in entry.items()
+    return tuple(sorted((str(k), _canonical(v)) for k, v in entry.items()
                         if k not in ("sources", "frozen")))
 
 
@@ -372,7 +379,7 @@ def rewritten_releases(path: Path, root: Path | None) -> dict[str, tuple[str, st
         for e in _entries(rel_path, data):
             rec = first.setdefault(e["name"], _Recorded(commit, _entry_key(e), None))
             if rec.frozen is None and e.get("frozen") is not None:
-                first[e["name"]] = _Recorded(rec.commit, rec.key, (commit, repr(e["frozen"])))
+                first[e["name"]] = _Recorded(rec.commit, rec.key, (commit, _canonical(e["frozen"])))
     if not first:
         return {}
     try:
@@ -389,7 +396,7 @@ def rewritten_releases(path: Path, root: Path | None) -> dict[str, tuple[str, st
         elif _entry_key(cur) != rec.key:
             out[name] = (rec.commit, "its entry in releases.toml differs from the one first "
                          f"committed ({rec.commit[:12]})")
-        elif rec.frozen is not None and repr(cur.get("frozen")) != rec.frozen[1]:
+        elif rec.frozen is not None and _canonical(cur.get("frozen")) != rec.frozen[1]:
             out[name] = (rec.frozen[0], "its [release.frozen] path or SHA-256 in releases.toml "
                          f"differs from the one first committed ({rec.frozen[0][:12]})")
     return out
