@@ -155,6 +155,7 @@ def test_an_honest_pull_request_passes_the_same_way(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # a virtual environment with numba, gymnasium and scikit-learn
 def test_the_base_gmeter_is_installed_for_real_and_judges(tmp_path):
     """The script's own install (a virtual environment from the base commit's archive)."""
     _needs_make()
