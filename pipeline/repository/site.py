@@ -98,7 +98,7 @@ def build_repository_site(
     from pipeline.site.build import build_site
     from pipeline.site.config import load_config, template_overrides
     from pipeline.store import open_store
-    from pipeline.validate import collect
+    from pipeline.validate import clean_versions, collect
 
     def say(name: str) -> None:
         if step is not None:
@@ -107,7 +107,8 @@ def build_repository_site(
     config = load_config(root)
     submissions = [Path(root) / "submissions"]
     say("validate")
-    checked = collect(submissions)
+    # the store's record of versions that passed every check: unchanged bundles are only read
+    checked = collect(submissions, clean=clean_versions(db_path))
     if checked.errors:
         raise ValidationFailed(checked.problems)
     say("ingest")
