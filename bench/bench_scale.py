@@ -1,0 +1,123 @@
+"""Scale: a synthetic store of 10,000 bundles × 20 releases, built cold, then again unchanged.
+
+The store comes from the site tests' generator (``tests/site_fixtures.py``): four small
+benchmarks of every track plus one g-index benchmark of 10,000 bundles (``--quick``: 1,000),
+20 releases and the working state, the bundles arriving over the versions. Its generation is
+setup, not timed.
+
+Each build runs in a fresh process (``gmeter build``) so that its peak resident memory is its
+own (``ru_maxrss`` of the child): the first with an empty chart cache (the cold build, charts
+drawn on all cores), the second unchanged. Reported: time, pages, files, bytes on disk and peak
+memory. Targets: the site under 1 GB (GitHub Pages' limit), peak memory under 2 GB (a CI
+runner has 7 GB, but builds should stream), the unchanged rebuild under 5 % of the cold one.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from bench.harness import quick
+
+REPO = Path(__file__).resolve().parent.parent
+BUNDLES = 1000 if quick() else 10_000
+RELEASES = 20
+_state: dict[str, Any] = {"builds": {}}
+
+
+def _setup() -> dict[str, Any]:
+    if "db" not in _state:
+        sys.path.insert(0, str(REPO / "tests"))
+        from site_fixtures import make_store
+
+        root = Path(tempfile.mkdtemp(prefix="gmeter-bench-scale-"))
+        t = time.perf_counter()
+        db = make_store(root / ".gmeter" / "gmeter.duckdb", big=BUNDLES, releases=RELEASES)
+        _state.update(root=root, db=db, out=root / "public", cache=root / ".gmeter" / "cache",
+                      store_seconds=time.perf_counter() - t)  # fmt: skip
+    return _state
+
+
+def _build(label: str) -> None:
+    s = _setup()
+    env = {**os.environ, "GMETER_CACHE_DIR": str(s["cache"]), "PYTHONDONTWRITEBYTECODE": "1"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "cli", "--db", str(s["db"]), "-q", "build",
+                           "--out", str(s["out"])], cwd=REPO, env=env, capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    seconds = time.perf_counter() - t
+    if done.returncode != 0:
+        raise RuntimeError(f"build failed: {(done.stderr or done.stdout)[-800:]}")
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    files, size = 0, 0
+    for dirpath, _dirs, names in os.walk(s["out"]):
+        for name in names:
+            files += 1
+            size += os.lstat(os.path.join(dirpath, name)).st_size
+    _state["builds"][label] = {"seconds": seconds, "files": files, "bytes": size,
+                               # the largest child so far: only meaningful when it grew
+                               "peak_mb": peak_kb / 1024 if peak_kb > before else None}
+
+
+def _cold() -> None:
+    _build("cold")
+
+
+def _again() -> None:
+    _build("unchanged")
+
+
+def _ok_cold(med: float, base: float | None) -> bool:
+    b = _state["builds"].get("cold", {})
+    peak = b.get("peak_mb")
+    return b.get("bytes", 1 << 40) < 1e9 and peak is not None and peak < 2048
+
+
+def benchmarks() -> list[dict[str, Any]]:
+    _setup()
+    return [
+        {
+            "name": f"scale: cold build, {BUNDLES:,} bundles × {RELEASES} releases",
+            "run": _cold, "baseline": None, "repeat": 1, "warmup": 0,
+            "target": "site < 1 GB, peak memory < 2 GB (time reported)",
+            "check": _ok_cold,
+            "note": "gmeter build in a fresh process from a synthetic store, empty chart "
+                    "cache; bytes and peak memory in the section below",
+        },
+        {
+            "name": f"scale: unchanged rebuild, {BUNDLES:,} bundles × {RELEASES} releases",
+            "run": _again, "baseline": _cold, "repeat": 1, "warmup": 0,
+            "target": "<= 5% of the cold build",
+            "check": lambda med, base: base is not None and med <= 0.05 * base,
+            "note": "the same build again on the unchanged store (ratio = cold / this)",
+        },
+    ]  # fmt: skip
+
+
+def report(results: list[dict[str, Any]]) -> str:
+    """Size, files and memory of the scale builds (this run)."""
+    builds = _state["builds"]
+    if not builds:
+        return ""
+    lines = [f"### Scale: {BUNDLES:,} bundles × {RELEASES} releases (this run)", "",
+             f"Synthetic store generated in {_state.get('store_seconds', 0):.0f} s (setup).", "",
+             "| build | time | files | site size | peak memory |", "|---|---:|---:|---:|---:|"]
+    for label, b in builds.items():
+        peak = f"{b['peak_mb']:.0f} MB" if b["peak_mb"] else "—"
+        lines.append(f"| {label} | {b['seconds']:.1f} s | {b['files']:,} | "
+                     f"{b['bytes'] / 1e6:.0f} MB | {peak} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def teardown() -> None:
+    root = _state.get("root")
+    if root is not None:
+        shutil.rmtree(root, ignore_errors=True)
