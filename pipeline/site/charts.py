@@ -25,6 +25,7 @@ from typing import Any
 import altair as alt
 
 from pipeline.site.chartdata import clean
+from pipeline.site.checked_specs import checked_dict
 from pipeline.tracks.presentation import Axis, Records, fmt
 from pipeline.untrusted import csv_cell, csv_number_or_cell
 
@@ -113,7 +114,7 @@ def _finish(template: dict[str, Any], title: str, alt_text: str, **data: Records
 
 
 def _to_dict(chart: Any) -> dict[str, Any]:
-    spec: dict[str, Any] = chart.to_dict()
+    spec = checked_dict(chart)  # the schema check of a template runs once, not every build
     spec.pop("config", None)
     return spec
 
