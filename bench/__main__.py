@@ -96,10 +96,9 @@ def main(argv: list[str] | None = None) -> int:
     data["load_avg_end"] = (
         [round(x, 2) for x in os.getloadavg()] if hasattr(os, "getloadavg") else []
     )
-    if args.only:
-        previous = args.out / "results.json"
-        old = json.loads(previous.read_text(encoding="utf-8")) if previous.exists() else None
-        data = harness.merge(old, data)
+    previous = args.out / "results.json"
+    old = json.loads(previous.read_text(encoding="utf-8")) if previous.exists() else None
+    data = harness.merge(old, data) if args.only else harness.keep_long(old, data)
     js, md = harness.write_results(data, args.out)
 
     table = Table(title=f"gmeter benchmarks ({commit[:10]})")

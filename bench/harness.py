@@ -130,14 +130,35 @@ def git_commit() -> tuple[str, bool]:
 # --------------------------------------------------------------------------- running
 
 
+LONG = frozenset({"bench_scale"})
+"""Modules that run only when ``--only`` names them (``make bench-scale``): they take long
+enough that ``make bench`` keeps their last results instead of re-running them."""
+
+
 def discover(only: Sequence[str] = ()) -> list[str]:
-    """Module names ``bench.bench_*`` in name order (``only``: keep modules it names)."""
+    """Module names ``bench.bench_*`` in name order (``only``: keep modules it names).
+
+    A module of :data:`LONG` is left out unless ``only`` names it as a module.
+    """
     names = sorted(p.stem for p in BENCH_DIR.glob("bench_*.py"))
     shorts = {n.removeprefix("bench_"): n for n in names}
     picked = [shorts.get(o.removeprefix("bench_")) for o in only]
     if only and all(picked):  # every NAME is a module: import only those
-        names = [n for n in names if n in picked]
-    return [f"bench.{n}" for n in names]
+        return [f"bench.{n}" for n in names if n in picked]
+    return [f"bench.{n}" for n in names if n not in LONG or n in picked]
+
+
+def keep_long(previous: dict[str, Any] | None, current: dict[str, Any]) -> dict[str, Any]:
+    """A run without ``--only``: keep the last results of the :data:`LONG` modules not run."""
+    if not previous:
+        return current
+    skipped = {f"bench.{n}" for n in LONG} - set(current.get("modules_run", []))
+    kept = [r for r in previous.get("benchmarks", []) if r.get("module") in skipped]
+    sections = {m: v for m, v in previous.get("sections", {}).items() if m in skipped}
+    errors = {m: v for m, v in previous.get("module_errors", {}).items() if m in skipped}
+    return {**current, "benchmarks": current["benchmarks"] + kept,
+            "sections": {**current.get("sections", {}), **sections},
+            "module_errors": {**current.get("module_errors", {}), **errors}}  # fmt: skip
 
 
 def _matches(only: Sequence[str], module: str, name: str) -> bool:

@@ -137,6 +137,22 @@ def test_discover_finds_the_executor_benchmarks() -> None:
     assert harness.discover(["executor"]) == ["bench.bench_executor"]
 
 
+def test_long_modules_run_only_when_named_and_keep_their_last_results() -> None:
+    for long in harness.LONG:
+        short = long.removeprefix("bench_")
+        assert f"bench.{long}" not in harness.discover()
+        assert harness.discover([short]) == [f"bench.{long}"]
+    old = {"benchmarks": [{"module": f"bench.{n}", "name": n} for n in harness.LONG]
+           + [{"module": "bench.bench_gone", "name": "gone"}],
+           "sections": {f"bench.{n}": "s" for n in harness.LONG}, "module_errors": {}}
+    now = {"modules_run": ["bench.bench_cli"], "sections": {},
+           "benchmarks": [{"module": "bench.bench_cli", "name": "cli"}], "module_errors": {}}
+    kept = harness.keep_long(old, now)
+    # a plain run keeps the long modules' figures, not those of modules that no longer exist
+    assert sorted(r["name"] for r in kept["benchmarks"]) == sorted(["cli", *harness.LONG])
+    assert set(kept["sections"]) == {f"bench.{n}" for n in harness.LONG}
+
+
 # --------------------------------------------------------------------------- CLI options
 
 app = typer.Typer()
