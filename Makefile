@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
 GMETER := $(BIN)/gmeter
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help install site test test-all lint bench browser clean check-submission publish site-identical
+.PHONY: help install site test test-all lint bench bench-scale browser clean check-submission publish site-identical
 
 help:  ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 20
@@ -27,11 +27,15 @@ install: $(STAMP)  ## create .venv and install gmeter with every extra and the t
 site: install  ## validate, ingest, score and build public/ from submissions/ (gmeter site)
 	$(GMETER) site --out public
 
-test: install browser  ## the default test suite (no slow tests)
-	$(BIN)/python -m pytest
+# Test files run in parallel on every core (pytest-xdist); a file stays on one worker, so its
+# module fixtures (built sites, stores) are made once. TEST_JOBS=0 runs them in this process.
+TEST_JOBS ?= auto
+
+test: install browser  ## the default test suite (no slow tests), in parallel
+	$(BIN)/python -m pytest -n $(TEST_JOBS) --dist loadfile
 
 test-all: install browser  ## every test, slow statistical ones included
-	$(BIN)/python -m pytest -m ''
+	$(BIN)/python -m pytest -m '' -n $(TEST_JOBS) --dist loadfile
 
 lint: install  ## ruff + mypy
 	$(BIN)/ruff check .
@@ -39,6 +43,9 @@ lint: install  ## ruff + mypy
 
 bench: install  ## speed benchmarks; writes bench/results.json and bench/RESULTS.md
 	$(BIN)/python -m bench
+
+bench-scale: install  ## the long 10,000-bundle x 20-release build (make bench keeps its last figures)
+	$(BIN)/python -m bench --only scale
 
 site-identical: install  ## rebuild public/ from the same store at REF and here; must be byte-identical
 	$(BIN)/python tests/tools/site_identical.py --ref $${REF:-HEAD}
