@@ -13,6 +13,25 @@ import pytest
 FIXTURES = Path(__file__).parent / "fixtures"
 GOOD = FIXTURES / "good"
 
+# pytest-xdist starts its workers with COLUMNS and LINES set (80 x 24): the CLI's consoles,
+# made at import, would then keep 80 columns whatever a test asks for (CliRunner's env), unlike
+# a run in one process. A worker's environment is made like that of a plain run.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("COLUMNS", "LINES"):
+        os.environ.pop(_name, None)
+
+# Hypothesis's timing checks (a slow example, slow input generation) read the wall clock: on a
+# shared machine, with the files running in parallel, they fail tests whose properties hold.
+# Speed belongs in make bench; every property is still checked on the same number of examples.
+try:
+    from hypothesis import HealthCheck, settings
+
+    settings.register_profile("gmeter", deadline=None,
+                              suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+    settings.load_profile("gmeter")
+except ImportError:  # pragma: no cover - hypothesis is a test dependency
+    pass
+
 # Builds keep their chart cache next to the store; tests put stores in temporary folders, so
 # they share the user's cache instead (drawing every chart of every test site cold is slow).
 os.environ.setdefault("GMETER_CACHE_DIR", str(

@@ -353,13 +353,13 @@ def _make_store(path: Path, bundles: int, releases: int, big: int, seed: int, st
             for bid, track, n in specs:
                 present = list(range(max(2, math.ceil(n * (j + 1) / len(versions)))))
                 # bundle 1 is resubmitted (new content hash) from the second version on
-                for i in present:
-                    h = _hash(bid, i, "v2" if (i == 1 and j >= 1) else "v1")
-                    if current_hash.get((bid, f"b{i:04d}")) != h:
-                        with store.transaction():
+                with store.transaction():  # one commit per version and benchmark (big stores)
+                    for i in present:
+                        h = _hash(bid, i, "v2" if (i == 1 and j >= 1) else "v1")
+                        if current_hash.get((bid, f"b{i:04d}")) != h:
                             _put_bundle(store, bid, i, h)
-                        current_hash[(bid, f"b{i:04d}")] = h
-                    members.append((bid, f"b{i:04d}", h))
+                            current_hash[(bid, f"b{i:04d}")] = h
+                        members.append((bid, f"b{i:04d}", h))
                 rows = []
                 agents = {"generality": 2, "similarity": len(PAIRS) + 1}.get(track, 1)
                 for metric in TRACK_METRICS[track]:
