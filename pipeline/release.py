@@ -444,9 +444,26 @@ def sync_releases(store: Store, path: Path) -> list[Problem]:
         missing_releases.append((name, what))
         if name in stored:
             store.drop_release(name)
+    frozen_before = ""
     for rel in releases:
         if rel.name in rewritten:
             continue
+        if rel.frozen is None and frozen_before:
+            # `gmeter release` freezes every release it cuts: an unfrozen entry after a frozen
+            # one was written by hand (e.g. a pull request's [[release]]); its numbers would be
+            # recomputed by whatever code builds the site.
+            what = (f"has no [release.frozen] numbers although the earlier release "
+                    f"{frozen_before} has them: it was not cut by `gmeter release`")
+            problems.append(Problem(str(path), f"release {rel.name}", f"{what} — release "
+                                    f"{rel.name} is not published (listed as missing)",
+                                    "remove the entry; a maintainer cuts releases on main with "
+                                    "`gmeter release NAME`", "warning"))
+            missing_releases.append((rel.name, what))
+            if rel.name in stored:
+                store.drop_release(rel.name)
+            continue
+        if rel.frozen is not None:
+            frozen_before = rel.name
         if rel.name in stored:
             if sorted(store.release_members(rel.name)) != sorted(rel.members()) or \
                     store.release_benchmarks(rel.name) != rel.benchmarks:

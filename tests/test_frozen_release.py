@@ -281,3 +281,17 @@ def test_a_malformed_release_added_later_never_stops_the_others(tmp_path, how):
     assert len(missing) == 1 and "malformed" in next(iter(missing.values()))
     (p,) = problems
     assert p.severity == "warning" and str(rel_file) == p.file and "not published" in p.message
+
+
+def test_an_unfrozen_release_after_a_frozen_one_is_not_published(tmp_path):
+    """A well-formed [[release]] written by hand (gmeter release always freezes) is refused."""
+    _, subs, rel_file, _ = _committed(tmp_path)
+    text = rel_file.read_text()
+    r2 = text[text.index("[[release]]", text.index('name = "r1"')):]
+    hand = r2.replace('name = "r2"', 'name = "r3"').replace("2024-04-01", "2024-05-01")
+    hand = hand[:hand.index("[release.frozen]")]
+    rel_file.write_text(text + "\n" + hand)
+    problems, published, missing = _publishes(subs, rel_file, tmp_path / "fresh.duckdb")
+    assert published == ["r1", "r2"] and "gmeter release" in missing["r3"]
+    (p,) = problems
+    assert p.field == "release r3" and "not published" in p.message
