@@ -200,12 +200,45 @@ def _track_section(
     except Exception:  # a track module not importable is a gmeter bug, not the user's
         return dict(section), problems
     problems += _unsafe_paths(file, track, section)
+    if which == "submission":
+        owned, section = owned_rules(file, track, section)
+        problems += owned
     model: Any = spec.benchmark_settings if which == "benchmark" else spec.submission_settings
     try:
         settings = model.model_validate(section).model_dump(mode="json")
     except ValidationError as exc:
         return {}, [*problems, *pydantic_problems(file, exc, prefix=track)]
     return settings, problems
+
+
+def owned_rules(
+    file: str, track: str, section: Mapping[str, Any]
+) -> tuple[list[Problem], dict[str, Any]]:
+    """Refuse every rule of the benchmark written into a bundle's ``[<track>]`` section.
+
+    A bundle carries observations; the benchmark owns every rule that changes a score
+    (issue 20): a key of the track's benchmark settings that its submission settings do not
+    have is one error naming ``<track>.<key>`` and saying who owns it, whatever its value.
+    Returns the problems and the section without those keys (so the model's own checks do
+    not report them twice).
+    """
+    spec = get_track(track)
+    bench: Any = spec.benchmark_settings
+    bundle: Any = spec.submission_settings
+    rules = set(bench.model_fields) - set(bundle.model_fields)
+    problems = [
+        Problem(
+            file,
+            f"{track}.{key}",
+            "is a rule of the benchmark, not an observation: a bundle cannot set it (the "
+            "benchmark owns every rule that changes a score)",
+            f"remove it from submission.toml; the benchmark's [{track}] section in "
+            "benchmark.toml sets it for every bundle",
+        )
+        for key in section
+        if key in rules
+    ]
+    return problems, {k: v for k, v in section.items() if k not in rules}
 
 
 def url_problems(file: str, raw: Mapping[str, Any]) -> list[Problem]:
