@@ -338,3 +338,40 @@ def test_an_agent_spec_that_reaches_the_charts_follows_the_name_rules(setup, spe
     _toml_set("agent", f'"{spec},epsilon=0.07"')(f)
     problems = TRACK.validate_bundle(bundle("spec", f), bench)
     assert any(p.field == "agent" and p.severity == "error" for p in problems), problems
+
+
+SPEC_LOOKALIKES = {
+    "cyrillic e in the kind": ("fr\u0435q", None),  # Cyrillic е: the honest agent's series
+    "other case": ("FREQ", None),
+    "separator": ("fr-eq", None),
+    "whole spec, cyrillic": (None, "\u0435"),  # the honest spec with a Cyrillic е in it
+}
+
+
+@pytest.mark.parametrize("kind", sorted(SPEC_LOOKALIKES))
+def test_an_agent_spec_that_looks_like_another_on_the_board_is_an_error(setup, kind: str) -> None:  # type: ignore[no-untyped-def]
+    """The spec and its kind name chart series: look-alikes of any name on the board are
+    errors in ``validate`` and in ``check``, like an ``agent`` column (issue 20, item 6)."""
+    from pipeline.bundles import LoadedBenchmark, LoadedBundle
+    from pipeline.check.generic import lookalike_name
+    from pipeline.tracks.review import IntegrityContext, log_agent_names
+    from pipeline.validate import agent_name_problems
+
+    bench, honest, rival = setup
+    spec = tomllib.loads(honest["aiq.toml"].decode())["agent"]
+    new_kind, letter = SPEC_LOOKALIKES[kind]
+    forged = spec.replace("e", letter, 1) if letter else new_kind + ",epsilon=0.5"
+    f = dict(honest)
+    _toml_set("agent", f'"{forged}"')(f)
+    f["submission.toml"] = f["submission.toml"].replace(b"[system]\nname = \"",
+                                                        b"[system]\nname = \"Mimic ")
+    mimic, peers = bundle("mimic", f), [bundle("honest", honest), bundle("rival", rival)]
+    assert forged in log_agent_names(mimic.files)
+    ctx = IntegrityContext(benchmark=bench, targets=[mimic], peers=peers)
+    found = [x for x in lookalike_name(ctx) if x.severity == "error"]
+    assert found and all(x.field.startswith("agent") for x in found), kind
+    loaded = LoadedBenchmark(bench.id, Path(bench.id), bench.id, "aiq", bench, [], [
+        LoadedBundle(b.id, Path(b.id), f"{bench.id}/{b.id}", b, []) for b in [*peers, mimic]])
+    problems = agent_name_problems([loaded])
+    assert (bench.id, "mimic") in problems, kind
+    assert all(p.file.endswith("mimic") and p.fix for p in problems[(bench.id, "mimic")])

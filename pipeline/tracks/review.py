@@ -360,4 +360,27 @@ def agent_names(bundle: BundleInput) -> list[str]:
         header, rows = read_csv(bundle.files, path)
         if "agent" in header:
             out.update(r["agent"] for r in rows if r.get("agent"))
+    out.update(log_agent_names(bundle.files))
     return sorted(out)
+
+
+LOGGED_AGENT = "aiq.toml"
+"""A run log naming its agent (``agent = "<kind>,<parameters>"``, written by `gmeter aiq run`).
+
+The spec and its kind (the part before the first comma) name the board's chart series, so
+they are display names like the ``agent`` column of a CSV (issue 20, item 6).
+"""
+
+
+def log_agent_names(fs: FileSet) -> list[str]:
+    """The agent spec of the bundle's run log and its kind; none when absent or unreadable."""
+    from pipeline.limits import parse_toml
+
+    if not fs.has(LOGGED_AGENT):
+        return []
+    log, _ = parse_toml(fs.where(LOGGED_AGENT), fs.files[LOGGED_AGENT])
+    spec = log.get("agent") if isinstance(log, Mapping) else None
+    if not isinstance(spec, str) or not spec.strip():
+        return []
+    kind = spec.split(",", 1)[0].strip()
+    return sorted({spec, kind} - {""})
