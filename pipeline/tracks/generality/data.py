@@ -130,6 +130,15 @@ def _value_rule(s: BenchmarkSettings) -> Column:
     return Column("value", "float", low=low, high=high, missing=(MISSING_MARK,))
 
 
+def response_columns(s: BenchmarkSettings) -> list[Column]:
+    """The columns of a bundle's ``responses.csv`` (the value in the benchmark's domain)."""
+    return [Column("agent"), Column("item"), _value_rule(s)]
+
+
+AGENT_COLUMNS = (Column("agent"), Column("date", "date", required=False, allow_empty=True))
+"""The columns of a bundle's optional ``agents.csv`` (other columns are allowed, not read)."""
+
+
 def _fast_responses(fs: FileSet, rule: Column) -> tuple[list[str], list[str], np.ndarray] | None:
     """Parse a clean ``responses.csv`` quickly; None at the first irregularity.
 
@@ -185,9 +194,7 @@ def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, l
     problems: list[Problem] = []
     fast = _fast_responses(fs, rule)
     if fast is None:
-        rows, problems = check_csv(
-            fs, RESPONSES, [Column("agent"), Column("item"), rule], unique=("agent", "item")
-        )
+        rows, problems = check_csv(fs, RESPONSES, response_columns(s), unique=("agent", "item"))
         if problems:
             return None, problems
         fast = (
@@ -227,7 +234,7 @@ def read_bundle(fs: FileSet, s: BenchmarkSettings) -> tuple[BundleData | None, l
         arows, more = check_csv(
             fs,
             AGENTS,
-            [Column("agent"), Column("date", "date", required=False, allow_empty=True)],
+            list(AGENT_COLUMNS),
             unique=("agent",),
             allow_extra=True,
         )
