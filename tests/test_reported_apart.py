@@ -73,3 +73,76 @@ def test_board_lists_reported_apart_even_when_stored_ranks_put_it_first():
     order = [(e.bundle, e.rank, e.group, e.apart) for e in st_.entries]
     assert order == [("honest", 1, 1, False), ("second", 2, 1, False),
                      ("forged", None, None, True), ("weak", None, None, True)]
+
+
+# ----------------------------------------------------------------- every board, real numbers
+def _board_records(release: str, rows: list[dict]) -> list[ScoreRecord]:  # type: ignore[type-arg]
+    return [ScoreRecord(release, r["benchmark"], r["bundle"], r.get("content_hash") or "h",
+                        r["agent"], r["metric"], r.get("value"), r.get("ci_low"),
+                        r.get("ci_high"), r.get("rank"), bool(r.get("verified")), "gmeter")
+            for r in rows]  # fmt: skip
+
+
+def assert_reported_apart_on_every_board(boards: dict[str, tuple[str, list[ScoreRecord]]]) -> int:
+    """Add a forged reported claim, far better than the leader, to every board; check that
+    ranks and tie groups stay over the verified entries, the claim is listed apart and the
+    first entry (the home page's leader) is verified wherever one exists. Returns how many
+    boards had a verified entry."""
+    from pipeline.ranking import min_ranks
+    from pipeline.tracks import get_track, metric_info
+
+    checked = 0
+    for benchmark, (track, records) in sorted(boards.items()):
+        metric = get_track(track).primary_metric
+        direction = metric_info(metric, track).direction
+        prim = [r for r in records if r.metric == metric]
+        if direction == "none" or not prim:
+            continue
+        honest = standing(index_scores(records), "current", benchmark, metric, direction)
+        verified = [e for e in honest.entries if e.primary.verified]
+        finite = [r.value for r in prim if r.value is not None and math.isfinite(r.value)]
+        best = (max if direction == "higher" else min)(finite, default=0.0)
+        for forged_value in (best * 10 + (1 if direction == "higher" else -1),
+                             math.inf if direction == "higher" else -math.inf):
+            forged = ScoreRecord("current", benchmark, "zz-forged", "hf", "forged", metric,
+                                 forged_value, forged_value, forged_value, 1, False, "gmeter")
+            st_ = standing(index_scores([*records, forged]), "current", benchmark, metric,
+                           direction)
+            if not verified:
+                continue  # reported among reported: ranked in their own order
+            lead = st_.entries[0]
+            assert lead.primary.verified, (benchmark, lead)
+            mine = [e for e in st_.entries if e.bundle == "zz-forged"]
+            assert [(e.rank, e.group, e.apart) for e in mine] == [(None, None, True)], benchmark
+            for e in st_.entries:
+                assert (e.rank is None and e.group is None) or e.primary.verified, (benchmark, e)
+            before = {(e.bundle, e.agent): (e.rank, e.group) for e in honest.entries}
+            after = {(e.bundle, e.agent): (e.rank, e.group) for e in st_.entries
+                     if e.bundle != "zz-forged"}
+            assert before == after, benchmark  # the claim moved nobody
+            values = [e.primary.value if e.primary.verified else None for e in st_.entries]
+            want = min_ranks(values, direction)
+            got = [e.rank for e in st_.entries]
+            assert all(g is None or g == w for g, w in zip(got, want, strict=True)) or \
+                any(e.primary.rank is not None for e in st_.entries), benchmark
+        checked += bool(verified)
+    return checked
+
+
+def test_every_board_of_the_frozen_release_keeps_a_forged_claim_apart():
+    from pathlib import Path
+
+    from pipeline.release import read_releases
+    from pipeline.store.frozen import read
+
+    root = Path(__file__).resolve().parents[1] / "submissions"
+    boards: dict[str, tuple[str, list[ScoreRecord]]] = {}
+    for rel in read_releases(root / "releases.toml"):
+        if rel.frozen is None:
+            continue
+        for bench, fb in read(root / rel.frozen.path, rel.frozen.sha256).items():
+            key = f"{rel.name}/{bench}"
+            boards[key] = (fb.track, _board_records("current", [
+                {**r, "benchmark": key} for r in fb.rows]))
+    assert boards, "no frozen release to check"
+    assert assert_reported_apart_on_every_board(boards) >= 5
