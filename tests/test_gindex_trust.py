@@ -160,3 +160,31 @@ def test_gaming_every_bundle_field_is_refused_or_harmless(bench, extra: str) -> 
     res = TRACK.score(bench, [honest, gamed], ScoreContext())
     g = {r.bundle: r.value for r in res.rows if r.metric == "g_index"}
     assert g["gamed"] == g["gpt2-345m-1"]
+
+
+@pytest.mark.parametrize(("form", "floor"),
+                         [("domain", 0.25), ("domain", 10.0), ("task", 1.0), ("task", 3.0)])
+def test_the_benchmarks_compute_floor_caps_the_g_index(floor: float, form: str) -> None:
+    """Item 4(c): whatever floor a benchmark declares, compute below it is refused and at or
+    above it the g-index is finite and never larger than at the floor (more compute, a
+    smaller g-index): the pole of eq. 9 (ρ + E → 0) is out of the submitter's reach."""
+    import math
+
+    b = bench_input(min_experience=floor, form=form, resamples=100)
+    rho = b.settings["rho"]
+    edge = 2 ** (floor - rho)  # ρ + log2(edge) = floor
+
+    def g_of(compute: float) -> float | None:
+        gb = bundle_input("c", _with("", compute=repr(compute)))
+        if any(p.severity == "error" for p in TRACK.validate_bundle(gb, b)):
+            return None
+        res = TRACK.score(b, [gb], ScoreContext())
+        (g,) = [r.value for r in res.rows if r.metric == "g_index"]
+        return g
+
+    for below in (edge * (1 - 1e-6), edge / 2, 2 ** (-rho) * (1 + 1e-9)):
+        if below < edge:
+            assert g_of(below) is None, (floor, below)  # refused, naming compute
+    values = [g_of(edge * k) for k in (1 + 1e-9, 2.0, 1e3)]
+    assert all(v is not None and math.isfinite(v) and v > 0 for v in values), values
+    assert values == sorted(values, reverse=True), values  # capped at the floor
