@@ -106,12 +106,27 @@ def everything(flow: Flow, rng: np.random.Generator) -> Flow:
     return reorder(move(renumber(strip_some(flow, rng), rng), rng), rng)
 
 
+def pad(flow: Flow, rng: np.random.Generator) -> Flow:
+    """Attributes of its own on every node (keys no reference node of that type has)."""
+    out = copy.deepcopy(flow)
+    for n in out:
+        for k in range(int(rng.integers(1, 4))):
+            n[f"note{k}_{int(rng.integers(1 << 20)):x}"] = f"padding {k}"
+    return out
+
+
+def pad_and_strip(flow: Flow, rng: np.random.Generator) -> Flow:
+    """Padded, stripped, renumbered and reordered at once."""
+    return reorder(renumber(pad(strip_some(flow, rng), rng), rng), rng)
+
+
 Variation = Callable[[Flow, np.random.Generator], Flow]
 VARIATIONS: dict[str, Variation] = {
     "renumbered": renumber, "moved": move, "reordered": reorder,
     "renumbered+moved+reordered": lambda f, r: reorder(move(renumber(f, r), r), r),
     "stripped-all": strip_all, "stripped-some": strip_some, "stripped-names": strip_names,
     "stripped-wires": strip_wires, "everything": everything,
+    "padded": pad, "padded+stripped+renumbered+reordered": pad_and_strip,
 }  # fmt: skip
 STRIPPING = {"stripped-all", "stripped-some", "stripped-names", "stripped-wires", "everything"}
 
