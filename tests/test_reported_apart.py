@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -146,3 +147,48 @@ def test_every_board_of_the_frozen_release_keeps_a_forged_claim_apart():
                 {**r, "benchmark": key} for r in fb.rows]))
     assert boards, "no frozen release to check"
     assert assert_reported_apart_on_every_board(boards) >= 5
+
+
+# ----------------------------------------------------------------- the built site, every board
+def _published_site():  # type: ignore[no-untyped-def]
+    import os
+    from pathlib import Path
+
+    env = os.environ.get("GMETER_PUBLIC", "").strip()
+    if not env:
+        return None
+    root = Path(__file__).resolve().parents[1]
+    site = Path(env) if Path(env).is_absolute() else root / env
+    return site if (site / ".gmeter-site").is_file() else None
+
+
+@pytest.mark.skipif(_published_site() is None,
+                    reason="set GMETER_PUBLIC to a site built by `make site` (CI does)")
+def test_every_published_board_lists_reported_entries_apart():
+    """On the built site (CI: after `make site`), every board with a verified entry leads
+    with one — the home page's leader — ranks and groups only verified entries and lists the
+    reported ones after them; the same for every frozen release's copy of the board."""
+    import json
+
+    site = _published_site()
+    assert site is not None
+    index = json.loads((site / "api" / "index.json").read_text(encoding="utf-8"))
+    boards = [site / b["api"] for b in index["benchmarks"]]
+    boards += sorted((site / "api" / "releases").rglob("*.json")) \
+        if (site / "api" / "releases").is_dir() else []  # fmt: skip
+    checked = 0
+    for path in boards:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        entries = data.get("entries") if isinstance(data, dict) else None
+        if not isinstance(entries, list) or not entries:
+            continue
+        flags = [bool(e.get("verified")) for e in entries]
+        if not any(flags):
+            continue
+        checked += 1
+        assert flags[0], (path, entries[0])  # the leader is verified
+        assert flags == sorted(flags, reverse=True), path  # reported ones after every verified
+        for e in entries:
+            if not e.get("verified"):
+                assert e.get("rank") is None and e.get("group") is None, (path, e)
+    assert checked >= 5
