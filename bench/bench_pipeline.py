@@ -11,10 +11,10 @@ store), and ``gmeter site`` runs there three times, each a fresh interpreter:
 3. **one new bundle**: a generality bundle added (``iris-kdn/humans`` copied as a second
    group: its participants and system renamed), then again (target ≤ 15 % of full).
 
-Each run's wall time is the timed figure; its CPU time (the command and every process it
-waited for: pool workers, Pagefind) and the moment each step started (the ``gmeter site:``
-progress lines) are reported beside it, since on a shared machine the CPU ratio is the steadier
-one. After the third run a full rebuild (``gmeter build --full``) of a copy of the site must
+Each run's wall time is the timed figure; its CPU time (the command and the processes it
+waited for; not the pool's workers, which the forkserver starts) and the moment each step
+started (the ``gmeter site:`` progress lines) are reported beside it. After the third run a
+full rebuild (``gmeter build --full``) of a copy of the site must
 give the same bytes in every file (an error otherwise; checked after the timing, which it is
 not part of). ``--quick`` copies three benchmarks
 only (one per scored track plus the generality one that gains the bundle).
@@ -233,9 +233,12 @@ def report(results: list[dict[str, Any]]) -> str:
         lines.append(f"| {label} | {_state['wall'][label]:.1f} s | {_state['cpu'][label]:.1f} s | "
                      f"{wall:.1%} | {cpu:.1%} | " + " | ".join(cells) + " |")  # fmt: skip
     lines += ["", "Wall time is what the targets read (unchanged ≤ 5 %, one new bundle ≤ 15 % of "
-              "the full run); CPU time counts the command and the processes it waited for "
-              "(pool workers, Pagefind), steadier on a shared machine. Step times run from one "
-              "`gmeter site:` progress line to the next (start-up is in validate)."]  # fmt: skip
+              "the full run). CPU time is that of the command and of the processes it waited for "
+              "(Pagefind, the chart drawers): the pool's workers, started by multiprocessing's "
+              "forkserver, are not counted, so it understates the full run's score (AIQ "
+              "verification runs there) and the CPU share overstates the later runs. Step "
+              "times run from one `gmeter site:` progress line to the next (start-up is in "
+              "validate)."]  # fmt: skip
     weights = _state.get("weights", {})
     if weights:
         lines += ["", "### Site weight after the full run", "", "| part | MB |", "|---|---:|"]
