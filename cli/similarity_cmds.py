@@ -184,8 +184,9 @@ def run_cmd(
         str | None,
         typer.Option(
             "--merge",
-            help="classification: sampling (the paper's method, the default), stitching (its "
-            "Fig. 2 contrast: AB scored against AA and BB) or sampling,stitching; gym: sampling.",
+            help="classification and gym: sampling (the paper's method, the default), "
+            "stitching (its Fig. 2 contrast: AB scored against AA and BB; gym: two environments "
+            "side by side, one driven) or sampling,stitching.",
         ),
     ] = None,
     alone: Annotated[

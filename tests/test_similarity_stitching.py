@@ -107,11 +107,6 @@ def test_merge_setting_has_a_domain(merge: tuple[str, ...]) -> None:
         SuiteSettings(experiment="classification", merge=merge)
 
 
-def test_gym_refuses_stitching_with_a_reason() -> None:
-    with pytest.raises(UsageError, match="stitching"):
-        SuiteSettings(experiment="gym", tests=("CartPole-v1", "Taxi"), merge=("stitching",))
-
-
 def test_cli_writes_stitching_rows_to_any_folder_and_reruns(tmp_path: Path) -> None:
     import csv
     import io
@@ -136,8 +131,55 @@ def test_cli_writes_stitching_rows_to_any_folder_and_reruns(tmp_path: Path) -> N
                               "--executor", "inprocess", "--out", str(again)])  # fmt: skip
     assert res.exit_code == 0, res.output
     assert (again / "runs.csv").read_text() == (out / "runs.csv").read_text()
-    for bad in (["--experiment", "gym", "--merge", "stitching"],
-                ["--experiment", "aiq-families", "--merge", "stitching"],
+    for bad in (["--experiment", "aiq-families", "--merge", "stitching"],
                 ["--experiment", "aiq-families", "--alone", "whole"]):  # fmt: skip
         res = runner.invoke(app, ["similarity", "run", *bad, "--out", str(tmp_path / "z")])
         assert res.exit_code != 0 and "--" in res.output
+
+
+GYM_TINY = SuiteSettings(
+    experiment="gym", tests=("FrozenLake-v1", "CliffWalking"), seeds=1, steps=400,
+    eval_episodes=4, merge=("sampling", "stitching"),
+)  # fmt: skip
+
+
+def test_gym_writes_stitching_rows_beside_sampling() -> None:
+    items = plan(GYM_TINY)
+    assert {(i.merge, i.part) for i in items if i.merge == "stitching"} == {
+        ("stitching", "AA"), ("stitching", "BB"), ("stitching", "AB")}  # fmt: skip
+    rows = run_suite(GYM_TINY).rows
+    assert sorted(r["merge"] for r in rows) == ["sampling", "stitching"]
+    assert all(0.0 <= r[k] <= 1.0 for r in rows for k in ("v_a", "v_b", "v_ab"))
+    sampling_only = SuiteSettings(**{**GYM_TINY.__dict__, "merge": ("sampling",)})
+    assert [r for r in rows if r["merge"] == "sampling"] == run_suite(sampling_only).rows
+    assert "merge" not in sampling_only.to_dict()  # bundles made before stitching: unchanged
+    assert SuiteSettings.from_dict(GYM_TINY.to_dict()) == GYM_TINY
+    assert run_suite(GYM_TINY).rows == rows  # a pure function of the settings
+
+
+@pytest.mark.parametrize("pair", [("CartPole-v1", "Taxi"), ("FrozenLake8x8", "MountainCar-v0")])
+def test_stitched_environments_share_one_layout_and_drive_one_side(
+    pair: tuple[str, str],
+) -> None:
+    from pipeline.lab.similarity import gym_suite as g
+
+    (w_a, n_a), (w_b, n_b) = g.env_shape(pair[0]), g.env_shape(pair[1])
+    half = max(w_a, w_b)
+    s = g.AgentSettings(steps=300, eval_episodes=3)
+    seeds = {pair[0]: 1, pair[1]: 2, "mate": 3, "noise": 4, "agent": 5, "schedule": 6}
+    for part in ("AA", "BB", "AB"):
+        v = g.run_stitched_env_test(pair, part, 0.5, s, seeds)
+        assert 0.0 <= v <= 1.0
+        assert v == g.run_stitched_env_test(pair, part, 0.5, s, seeds)
+    # one input layout for the three parts: two halves of the pair's wider width
+    left, right = g._Env(g.ENVS[pair[0]], 1), g._Env(g.ENVS[pair[1]], 2)
+    try:
+        agent = g._QAgent(s, 2 * half, max(n_a, n_b), np.random.default_rng(0))
+        budget = [50]
+        g._stitched_episode((left, right), 0, agent, half, np.random.default_rng(1),
+                            epsilon=lambda: 1.0, budget=budget)  # fmt: skip
+        assert budget[0] >= 0 and agent.q
+        assert all(len(k) == 2 * half for k in agent.q)  # uint8 bins: one byte per feature
+    finally:
+        left.close()
+        right.close()

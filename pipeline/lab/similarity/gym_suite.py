@@ -5,7 +5,9 @@ Two things live here:
 * the **active suite** of ``gmeter similarity run --experiment gym`` (Pereyda & Holder 2020,
   Sect. "OpenAI Gym", Fig. 5): Gymnasium's built-in environments as tests, a merged test that
   draws each training episode from A with probability ``p``, one padded observation vector for
-  both environments, and a tabular Q-learning baseline with a fixed step budget;
+  both environments, and a tabular Q-learning baseline with a fixed step budget; and the
+  **stitching** merge of two environments side by side (:func:`run_stitched_env_test`, the
+  paper's Fig. 2 contrast carried over to active tests);
 * the **passive CartPole** data set of the classification suite (``cartpole-passive``): states of
   CartPole labelled with the action of a fixed balancing controller (the paper's Table 3 turns
   CartPole into a classification test the same way, with images instead of state vectors).
@@ -219,6 +221,21 @@ class _QAgent:
         return int(best[0] if len(best) == 1 else best[self.rng.integers(len(best))])
 
 
+def _linear_epsilon(s: AgentSettings, budget: list[int]) -> Callable[[], float]:
+    """Return the exploration schedule: 1 down to ``s.epsilon_end``, linearly.
+
+    The fall takes the first ``s.explore`` share of the step budget; the steps used are read
+    from the steps left in ``budget[0]`` (shared by the sampling and the stitching runs).
+    """
+    horizon = max(1.0, s.explore * s.steps)
+
+    def epsilon() -> float:
+        used = s.steps - budget[0]
+        return max(s.epsilon_end, 1.0 - (1.0 - s.epsilon_end) * used / horizon)
+
+    return epsilon
+
+
 def _episode(
     env: _Env, agent: _QAgent, *, epsilon: Callable[[], float] | None, budget: list[int]
 ) -> float:
@@ -274,12 +291,7 @@ def run_env_test(
         agent = _QAgent(s, width, n_actions, np.random.default_rng(seeds["agent"]))
         schedule = np.random.default_rng(seeds["schedule"])
         budget = [s.steps]
-        horizon = max(1.0, s.explore * s.steps)
-
-        def epsilon() -> float:
-            used = s.steps - budget[0]
-            return max(s.epsilon_end, 1.0 - (1.0 - s.epsilon_end) * used / horizon)
-
+        epsilon = _linear_epsilon(s, budget)
         while budget[0] > 0:
             env = envs[0] if len(envs) == 1 or schedule.random() < p else envs[1]
             _episode(env, agent, epsilon=epsilon, budget=budget)
@@ -289,6 +301,108 @@ def run_env_test(
             for _ in range(n):
                 ret = _episode(env, agent, epsilon=None, budget=budget)
                 scores.append(normalise_return(ret, env.test.low, env.test.high))
+        return float(np.mean(scores))
+    finally:
+        for e in envs:
+            e.close()
+
+
+# --------------------------------------------------------------------------- stitching
+def env_shape(test_id: str) -> tuple[int, int]:
+    """``(feature width, number of actions)`` of a test (one-hot width for ``Discrete``)."""
+    env = _Env(ENVS[test_id], 0)
+    try:
+        return env.width, env.n_actions
+    finally:
+        env.close()
+
+
+def _stitched_episode(
+    envs: tuple[_Env, _Env],
+    ctrl: int,
+    agent: _QAgent,
+    half: int,
+    noise: np.random.Generator,
+    *,
+    epsilon: Callable[[], float] | None,
+    budget: list[int],
+) -> float:
+    """One episode of a stitched pair, controlled by ``envs[ctrl]``; return its return.
+
+    The agent sees both environments side by side (each half ``half`` features wide, zero
+    padded) and is not told which one its action drives; the other one is a distractor that
+    moves by uniformly random actions (reset when it ends). Reward and the episode's end are the
+    controlled environment's.
+    """
+    obs = [e.reset() for e in envs]
+
+    def key() -> bytes:
+        f = np.zeros(2 * half)
+        for i, e in enumerate(envs):
+            g = e.features(obs[i])
+            f[i * half : i * half + len(g)] = g
+        return agent.key(f)
+
+    k = key()
+    total = 0.0
+    other = 1 - ctrl
+    while True:
+        if epsilon is not None and budget[0] <= 0:
+            return total
+        a = agent.act(k, epsilon() if epsilon is not None else 0.0)
+        c, d = envs[ctrl], envs[other]
+        obs[ctrl], r, terminated, truncated, _ = c.env.step(a % c.n_actions)
+        obs[other], _, d_term, d_trunc, _ = d.env.step(int(noise.integers(d.n_actions)))
+        if d_term or d_trunc:
+            obs[other] = d.reset()
+        total += float(r)
+        k2 = key()
+        if epsilon is not None:
+            budget[0] -= 1
+            q = agent.values(k)
+            target = float(r) + (0.0 if terminated else agent.s.gamma * agent.values(k2).max())
+            q[a] += agent.s.alpha * (target - q[a])
+        k = k2
+        if terminated or truncated:
+            return total
+
+
+def run_stitched_env_test(
+    pair: tuple[str, str], part: str, p: float, s: AgentSettings, seeds: dict[str, int]
+) -> float:
+    r"""``V`` of one part of the **stitching** merge of two environments (Fig. 2's contrast).
+
+    The paper's stitching puts an image of A beside an image of B; here the observations of two
+    environments run side by side (:func:`_stitched_episode`). Each training episode is driven by
+    the left environment with probability ``p`` and by the right one otherwise; the agent is
+    not told which. ``part`` ``AB`` stitches A (left) with B (right); ``AA`` (``BB``) stitches A
+    (B) with an independent copy of itself (reset seed ``seeds["mate"]``), the references
+    ``V_A = V_AA``, ``V_B = V_BB``. All three use the pair's common half width and action count,
+    so they share one input layout. Evaluation: ``round(p n)`` greedy episodes driven by the
+    left environment and the rest by the right, each return normalised by the driving
+    environment's bounds.
+    """
+    a, b = pair
+    left, right = {"AA": (a, a), "BB": (b, b), "AB": (a, b)}[part]
+    (w_a, n_a), (w_b, n_b) = env_shape(a), env_shape(b)
+    half = max(w_a, w_b)
+    envs = (_Env(ENVS[left], seeds[left]),
+            _Env(ENVS[right], seeds["mate"] if right == left else seeds[right]))  # fmt: skip
+    try:
+        agent = _QAgent(s, 2 * half, max(n_a, n_b), np.random.default_rng(seeds["agent"]))
+        schedule = np.random.default_rng(seeds["schedule"])
+        noise = np.random.default_rng(seeds["noise"])
+        budget = [s.steps]
+        epsilon = _linear_epsilon(s, budget)
+        while budget[0] > 0:
+            ctrl = 0 if schedule.random() < p else 1
+            _stitched_episode(envs, ctrl, agent, half, noise, epsilon=epsilon, budget=budget)
+        scores = []
+        for ctrl, n in enumerate(split_episodes(s.eval_episodes, p)):
+            for _ in range(n):
+                ret = _stitched_episode(envs, ctrl, agent, half, noise, epsilon=None,
+                                        budget=budget)  # fmt: skip
+                scores.append(normalise_return(ret, envs[ctrl].test.low, envs[ctrl].test.high))
         return float(np.mean(scores))
     finally:
         for e in envs:
@@ -341,9 +455,9 @@ PIXELS_SHAPE = (12, 24)
 """Rows × columns of a ``cartpole-pixels`` image (the paper scaled 400×600 frames to 32×32)."""
 
 
-def render_cartpole(obs: NDArray[np.float64], shape: tuple[int, int] = PIXELS_SHAPE) -> NDArray[
-    np.float64
-]:
+def render_cartpole(
+    obs: NDArray[np.float64], shape: tuple[int, int] = PIXELS_SHAPE
+) -> NDArray[np.float64]:
     r"""A coarse grey image of one CartPole state: what a single camera frame shows.
 
     The cart is a 2-row block whose centre column is the cart position ``x`` mapped from

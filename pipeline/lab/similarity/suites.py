@@ -18,10 +18,10 @@ Both share one plan:
   element sets made the two agree), which also counts the smaller share as interference;
 * a test keeps its seeds (data subset, environment resets) in all runs of a replicate, alone
   or merged: common random numbers;
-* ``merge`` lists the merge methods: ``sampling`` (the paper's method, both experiments) and,
-  for classification, ``stitching`` (the paper's Fig. 2 contrast): the stitched pair ``AB``
-  is compared with each test stitched with itself, ``V_A = V_AA`` and ``V_B = V_BB`` (so
-  ``alone`` does not apply to it).
+* ``merge`` lists the merge methods: ``sampling`` (the paper's method) and ``stitching`` (the
+  paper's Fig. 2 contrast; for Gym two environments side by side, one of them driven): the
+  stitched pair ``AB`` is compared with each test stitched with itself, ``V_A = V_AA`` and
+  ``V_B = V_BB`` (so ``alone`` does not apply to it).
 
 No heavy library is imported here: the suites' modules are imported inside the work items.
 """
@@ -29,7 +29,7 @@ No heavy library is imported here: the suites' modules are imported inside the w
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any, Literal
 
@@ -68,8 +68,8 @@ class SuiteSettings:
 
     Domains (checked on construction, every problem reported at once): ``2 … 12`` distinct
     known tests; ``seeds`` in ``1 … 64``; ``root_seed`` in ``0 … 2**63 − 1``; ``p`` one to 19
-    distinct values in ``(0, 1)``; ``alone`` ``matched`` or ``whole``. Classification:
-    ``merge`` sampling and/or stitching (gym: sampling). Classification:
+    distinct values in ``(0, 1)``; ``alone`` ``matched`` or ``whole``; ``merge`` sampling
+    and/or stitching. Classification:
     ``hidden`` one to 8 widths in ``1 … 1024``, ``layers`` ``1 … 4``, ``max_iter``
     ``1 … 2000``, ``size`` ``20 … 5000``, ``test_fraction`` ``[0.1, 0.5]``. Gym: ``steps``
     ``100 … 1,000,000``, ``eval_episodes`` ``1 … 1000``, ``bins`` ``2 … 20``, ``alpha``
@@ -123,9 +123,6 @@ class SuiteSettings:
         object.__setattr__(self, "merge", merges)
         if not merges or len(set(merges)) != len(merges) or any(x not in MERGES for x in merges):
             problems.append(f"merge: give sampling, stitching or both, got {', '.join(merges)}")
-        elif self.experiment == "gym" and merges != ("sampling",):
-            problems.append("merge: gym has only the sampling merge so far (stitching two "
-                            "environments' observations is not implemented)")
         ps = tuple(float(x) for x in self.p)
         object.__setattr__(self, "p", ps)
         if not 1 <= len(ps) <= MAX_P or len(set(ps)) != len(ps):
@@ -177,9 +174,9 @@ class SuiteSettings:
     # ------------------------------------------------------------------ recording
     def relevant(self) -> tuple[str, ...]:
         """The settings that matter for this experiment (what the bundle records)."""
-        common = ("experiment", "tests", "seeds", "root_seed", "p", "alone")
+        common = ("experiment", "tests", "seeds", "root_seed", "p", "alone", "merge")
         own = (
-            ("merge", "hidden", "layers", "max_iter", "size", "test_fraction")
+            ("hidden", "layers", "max_iter", "size", "test_fraction")
             if self.experiment == "classification"
             else ("steps", "eval_episodes", "bins", "alpha", "gamma", "epsilon_end", "explore")
         )
@@ -189,6 +186,9 @@ class SuiteSettings:
         """Return the relevant settings as recorded in TOML."""
         d = asdict(self)
         out = {k: d[k] for k in self.relevant()}
+        if self.experiment == "gym" and self.merge == ("sampling",):
+            del out["merge"]  # the default, left out so the bundles made before stitching keep
+            # their recorded settings (and the keys of their work items) unchanged
         for k in ("tests", "p", "hidden", "merge"):
             if k in out:
                 out[k] = list(out[k])
@@ -242,6 +242,8 @@ def _seeds(
     tag = "merge" if merge == "sampling" else merge
     out["merge"] = derive_seed(s.root_seed, s.experiment, k, tag, pair, repr(p))
     out["schedule"] = out["merge"]
+    out["mate"] = derive_seed(s.root_seed, s.experiment, k, "mate", pair, repr(p))
+    out["noise"] = derive_seed(s.root_seed, s.experiment, k, "noise", pair, repr(p))
     out["model"] = derive_seed(s.root_seed, s.experiment, k, "model")
     out["agent"] = derive_seed(s.root_seed, s.experiment, k, "agent")
     return out
@@ -259,8 +261,17 @@ def run_item(item: RunItem) -> float:
 
             m = MLPSettings(item.width, s.layers, s.max_iter, s.test_fraction)
             return run_data_test(item.tests, item.p, m, s.size, seeds, item.part, item.merge)
-        from pipeline.lab.similarity.gym_suite import AgentSettings, run_env_test
+        from pipeline.lab.similarity.gym_suite import (
+            AgentSettings,
+            run_env_test,
+            run_stitched_env_test,
+        )
 
+        if item.merge == "stitching":
+            a = AgentSettings(s.steps, s.eval_episodes, s.bins, s.alpha, s.gamma,
+                              s.epsilon_end, s.explore)  # fmt: skip
+            return run_stitched_env_test((item.tests[0], item.tests[1]), item.part, item.p, a,
+                                         seeds)  # fmt: skip
         steps = s.steps
         tests = item.tests
         if item.part != "AB":  # matched reference: one env, its share of the merged budget
@@ -278,21 +289,49 @@ def _parts(s: SuiteSettings, merge: str) -> tuple[str, ...]:
     return ("A", "B", "AB") if s.alone == "matched" else ("AB",)
 
 
-def plan(s: SuiteSettings) -> list[RunItem]:
-    """Every work item of the experiment, in a fixed order."""
-    d = s.to_dict()
+@dataclass(frozen=True)
+class Cell:
+    """One row of ``runs.csv`` to be: replicate ``k``, width, merge, pair and proportion."""
+
+    k: int
+    width: int
+    merge: str
+    a: str
+    b: str
+    p: float
+
+
+def cells(s: SuiteSettings) -> Iterator[Cell]:
+    """Yield every cell of the experiment in the order of ``runs.csv``.
+
+    Seed, width, merge, pair, ``p``: the one loop :func:`plan` and :func:`run_suite` share.
+    """
     widths = s.hidden if s.experiment == "classification" else (0,)
-    items = []
     for k in range(s.seeds):
         for w in widths:
-            if s.alone == "whole" and "sampling" in s.merge:
-                items += [RunItem(d, k, (t,), 0.5, w) for t in s.tests]
             for merge in s.merge:
-                parts = _parts(s, merge)
                 for i, a in enumerate(s.tests):
                     for b in s.tests[i + 1 :]:
-                        items += [RunItem(d, k, (a, b), p, w, part, merge)
-                                  for p in s.p for part in parts]  # fmt: skip
+                        for p in s.p:
+                            yield Cell(k, w, merge, a, b, p)
+
+
+def plan(s: SuiteSettings) -> list[RunItem]:
+    """Every work item of the experiment, in a fixed order.
+
+    Per replicate and width: with ``alone = "whole"``, each test alone once (sampling's
+    references), then every cell's parts (:func:`_parts`).
+    """
+    d = s.to_dict()
+    items = []
+    started: set[tuple[int, int]] = set()
+    for c in cells(s):
+        if (c.k, c.width) not in started:
+            started.add((c.k, c.width))
+            if s.alone == "whole" and "sampling" in s.merge:
+                items += [RunItem(d, c.k, (t,), 0.5, c.width) for t in s.tests]
+        items += [RunItem(d, c.k, (c.a, c.b), c.p, c.width, part, c.merge)
+                  for part in _parts(s, c.merge)]  # fmt: skip
     return items
 
 
@@ -331,26 +370,19 @@ def run_suite(
     values = ex.map(run_item, items, label=f"{settings.experiment} runs", progress=progress)
     v = {(it.k, it.tests, it.p, it.width, it.part, it.merge): val
          for it, val in zip(items, values, strict=True)}  # fmt: skip
-    matched = settings.alone == "matched"
     rows: list[dict[str, Any]] = []
-    widths = settings.hidden if settings.experiment == "classification" else (0,)
-    for k in range(settings.seeds):
-        for w in widths:
-            for merge in settings.merge:
-                for i, a in enumerate(settings.tests):
-                    for b in settings.tests[i + 1 :]:
-                        for p in settings.p:
-                            key = (k, (a, b), p, w)
-                            if merge == "stitching":
-                                va, vb = v[(*key, "AA", merge)], v[(*key, "BB", merge)]
-                            elif matched:
-                                va, vb = v[(*key, "A", merge)], v[(*key, "B", merge)]
-                            else:
-                                va = v[(k, (a,), 0.5, w, "AB", "sampling")]
-                                vb = v[(k, (b,), 0.5, w, "AB", "sampling")]
-                            rows.append({
-                                "test_a": a, "test_b": b, "p": p, "merge": merge,
-                                "agent": settings.agent_name(w), "v_a": va, "v_b": vb,
-                                "v_ab": v[(*key, "AB", merge)], "seed": str(k + 1),
-                            })  # fmt: skip
+    for c in cells(settings):
+        key = (c.k, (c.a, c.b), c.p, c.width)
+        if c.merge == "stitching":
+            va, vb = v[(*key, "AA", c.merge)], v[(*key, "BB", c.merge)]
+        elif settings.alone == "matched":
+            va, vb = v[(*key, "A", c.merge)], v[(*key, "B", c.merge)]
+        else:
+            va = v[(c.k, (c.a,), 0.5, c.width, "AB", "sampling")]
+            vb = v[(c.k, (c.b,), 0.5, c.width, "AB", "sampling")]
+        rows.append({
+            "test_a": c.a, "test_b": c.b, "p": c.p, "merge": c.merge,
+            "agent": settings.agent_name(c.width), "v_a": va, "v_b": vb,
+            "v_ab": v[(*key, "AB", c.merge)], "seed": str(c.k + 1),
+        })  # fmt: skip
     return SuiteResult(settings, rows, library_versions(settings.experiment))
