@@ -190,11 +190,17 @@ REPRODUCTION_ROWS: tuple[tuple[str, str, str], ...] = (
      "as states (cartpole-passive) it is easy, V ≈ 0.87, its label a linear rule in two inputs; "
      "as one image (cartpole-pixels, no velocities) it is hardest, V ≈ 0.49 (chance), with S "
      "near 0 to the others"),
-    ("Gym: CartPole-v0/v1 and FrozenLake 4×4/8×8 similar", "not reproduced",
-     "CartPole's gap is unresolved and the FrozenLake pair insufficient (+1 only by saturation), "
-     "with 3 seeds (20 did not fit the compute)"),
-    ("Gym: toy-text apart from classic control", "partly reproduced",
-     "the 2-D map separates them, but most of its 28 values are not measurements"),
+    ("Gym: FrozenLake 4×4/8×8 among the most similar pairs", "reproduced",
+     "similarity-gym (20 seeds): S = 0.955 [0.68, 1.00], sufficient, the highest on the board; "
+     "the merged score sits at the 8×8's"),
+    ("Gym: CartPole-v0/v1 among the most similar pairs", "not reproduced",
+     "gap unresolved at 20 seeds (one seed reverses which version is easier): no value"),
+    ("Gym: toy-text apart from classic control", "consistent where testable",
+     "the one measured cross-group pair (CartPole-v0 – FrozenLake 8×8) has S = 0.00 "
+     "[−0.23, 0.24] against 0.955 within FrozenLake; the other cross pairs are unresolved"),
+    ("Gym: stitching violates sufficiency", "not run on the board",
+     "gmeter similarity run --experiment gym --merge stitching runs it; a 20-seed Gym "
+     "stitching board did not fit the compute"),
 )  # fmt: skip
 """The paper's findings against the committed boards (docs/similarity.md has the details)."""
 
