@@ -205,19 +205,16 @@ def run_batch(
                                   c.num_symbols)  # fmt: skip
             if trace is not None:
                 trace[active, i] = acts
-            steps = bank.step(active, acts)
+            # one compiled call steps the machines and writes their percepts in place
+            steps = bank.step_percepts(active, acts, reward, obs)
             steps_total[active] += steps
             failed = steps >= c.max_steps
             if failed.any():
                 fail_cycle[active[failed]] = i + 1
                 active = active[~failed]
-                steps = steps[~failed]
                 if active.size == 0:
                     break
-            r = bank.rewards(active)
-            reward[active] = r
-            obs[active] = bank.observations(active)
-            total[active] += disc * rflip[active] * r
+            total[active] += disc * rflip[active] * reward[active]
             disc *= settings.discount
     except BaseException:
         agent.close()  # never leave the agent running after an error or an interrupt

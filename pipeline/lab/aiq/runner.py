@@ -103,6 +103,20 @@ def execute_vec_batch(
     return run_batch(items, settings, obj, record=record, params=dict(spec.params))
 
 
+def _this_process_if_one_worker(ex: Any) -> Any:
+    """A local pool of one worker is replaced by this process (same results, item by item).
+
+    One worker parallelises nothing, and starting it costs a second interpreter, the imports
+    and the compiled kernels' start-up (about a second, as much as a whole batched run of a
+    ``vec:`` policy): ``gmeter aiq run --workers 1`` runs in the calling process.
+    """
+    if getattr(ex, "kind", None) == "local" and getattr(ex, "workers", 0) == 1:
+        from pipeline.executor import InProcessExecutor
+
+        return InProcessExecutor()
+    return ex
+
+
 def map_runs(
     ex: Any,
     spec: AgentSpec,
@@ -119,6 +133,7 @@ def map_runs(
     Batches split the runs evenly over the executor's workers (at most
     :data:`~pipeline.lab.aiq.batch.MAX_BATCH` runs each); results do not depend on it.
     """
+    ex = _this_process_if_one_worker(ex)
     if spec.kind not in ("batch", "vec"):
         fn = functools.partial(execute_run, agent=spec.text, settings=settings, record=record,
                                step_timeout=step_timeout)  # fmt: skip

@@ -164,6 +164,54 @@ def bf_cycle_many(
 
 
 @njit(cache=True)
+def bf_cycle_percepts(
+    ops: np.ndarray,
+    jump: np.ndarray,
+    starts: np.ndarray,
+    ends: np.ndarray,
+    tapes: np.ndarray,
+    regs: np.ndarray,
+    inputs: np.ndarray,
+    outputs: np.ndarray,
+    rngs: np.ndarray,
+    active: np.ndarray,
+    actions: np.ndarray,
+    n: int,
+    max_steps: int,
+    reward_cell: int,
+    rewards: np.ndarray,
+    obs: np.ndarray,
+) -> np.ndarray:  # pragma: no cover - compiled
+    r"""One cycle of the machines ``active`` and their percepts, in one call (batched runs).
+
+    As :func:`bf_cycle_many`, then for every active machine ``i`` that stayed within the
+    step limit: ``rewards[i]`` = :math:`100(c_i - m)/m` (unsigned, bit-identical to
+    :meth:`BFConfig.reward_of`) and ``obs[i]`` its observation cells. Rows over the limit
+    and inactive rows keep their values. Returns the steps of each active machine.
+    """
+    blank = (n - 1) // 2
+    mid = (n - 1) / 2
+    width = outputs.shape[1]
+    out = np.empty(active.shape[0], np.int64)
+    for k in range(active.shape[0]):
+        i = active[k]
+        s = bf_cycle(
+            ops[starts[i] : ends[i]], jump[starts[i] : ends[i]], tapes[i], regs[i : i + 1],
+            inputs[i], outputs[i], actions[k], n, blank, max_steps, rngs[i : i + 1],
+        )  # fmt: skip
+        out[k] = s
+        if s >= max_steps:
+            continue
+        rewards[i] = 100 * (outputs[i, reward_cell] - mid) / mid
+        c = 0
+        for j in range(width):
+            if j != reward_cell:
+                obs[i, c] = outputs[i, j]
+                c += 1
+    return out
+
+
+@njit(cache=True)
 def bank_step_all(
     ops: np.ndarray,
     jump: np.ndarray,
@@ -497,6 +545,22 @@ class MachineBank:
             self.ops, self.jump, self.starts, self.ends, self.tapes, self.regs, self.inputs,
             self.outputs, self.rngs, active.astype(np.int64), actions.astype(np.int8),
             c.num_symbols, c.max_steps,
+        )  # fmt: skip
+
+    def step_percepts(
+        self, active: np.ndarray, actions: np.ndarray, rewards: np.ndarray, obs: np.ndarray
+    ) -> np.ndarray:
+        """:meth:`step`, :meth:`rewards` and :meth:`observations` in one compiled call.
+
+        Writes the unsigned rewards (float64, one per machine) and observation cells (int64,
+        shape ``(size, obs_cells)``) of the active machines within the step limit in place;
+        returns their steps.
+        """
+        c = self.config
+        return bf_cycle_percepts(
+            self.ops, self.jump, self.starts, self.ends, self.tapes, self.regs, self.inputs,
+            self.outputs, self.rngs, active.astype(np.int64, copy=False),
+            actions.astype(np.int8), c.num_symbols, c.max_steps, c.reward_cell, rewards, obs,
         )  # fmt: skip
 
     def step_all(
