@@ -120,7 +120,9 @@ def test_gmeter_score_reads_the_set_from_the_environment_and_rescores(tmp_path) 
         return q.stdout
 
     assert "│ 0 " in count({SEALED_ENV: ""})
-    assert "│ 32 " in count({SEALED_ENV: str(tmp_path / "sealed")})
+    # four metrics (g_index, theta_mean, omega_mean, compute_log2) for every bundle
+    bundles = [d for d in (subs / "maya-fbp-16").iterdir() if (d / "submission.toml").is_file()]
+    assert f"│ {4 * len(bundles)} " in count({SEALED_ENV: str(tmp_path / "sealed")})
 
 
 def test_a_set_that_differs_from_the_commitment_is_refused(opened, sealed_set, tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -172,6 +172,12 @@ def run_system(
         raise UsageError(f"--system {system!r}", hint="use cmd:PROGRAM ARGS (see docs/gindex.md)")
     command = system[4:].strip()
     from pipeline.bundles import read_file_bounded
+    from pipeline.manifest import bad_id
+
+    why = bad_id(out.resolve().name)
+    if why:  # the folder name is the bundle id: say so before the (long) run, not after
+        raise UsageError(f"--out {out}: {why}",
+                         hint="name the bundle folder as its id, e.g. my-system-1")
 
     curriculum_text = read_file_bounded(curriculum, f"--curriculum {curriculum}",
                                         error=UsageError)
