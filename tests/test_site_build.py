@@ -672,3 +672,55 @@ def test_published_duckdb_is_in_the_oldest_declared_storage_format(site: Path) -
     assert struct.unpack("<Q", head[12:20])[0] == 64
     pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
     assert '"duckdb>=1.1"' in pyproject
+
+
+def test_every_download_says_its_size(site: Path) -> None:
+    import re
+
+    from pipeline.site.assemble import human_size
+
+    pages = [
+        *site.glob("benchmarks/*/index.html"),
+        *site.glob("releases/*/benchmarks/*/index.html"),
+        site / "about" / "index.html",
+    ]
+    checked = 0
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        lists = re.findall(r'<ul class="downloads">(.*?)</ul>', text, re.S)
+        assert lists, page.relative_to(site)
+        tables = re.findall(r'<table class="data-files">(.*?)</table>', text, re.S)
+        for item in re.findall(r"<(?:li|td)>(.*?)</(?:li|td)>", "".join(lists + tables), re.S):
+            link = re.match(r'<a href="([^"]+)">', item)
+            if link is None:
+                assert "<code>" in item, item  # a table's name
+                continue
+            target = (page.parent / link.group(1)).resolve()
+            if "#" in link.group(1) or target.is_dir():
+                continue  # a page, not a download
+            size = re.search(r'<span class="size">([^<]+)</span>', item)
+            assert size, (page.relative_to(site), item)
+            assert size.group(1) == human_size(target.stat().st_size), (page, item)
+            checked += 1
+    assert checked >= 10 * len(pages) // 2
+
+
+def test_the_views_file_reads_every_table_from_its_parquet_file(site: Path) -> None:
+    import duckdb
+
+    data = site / "data"
+    views = data / "gmeter-views.duckdb"
+    parquet = sum(p.stat().st_size for p in data.glob("*.parquet"))
+    assert views.stat().st_size <= 3 * parquet  # "a few times the Parquet" at most
+    with duckdb.connect(str(data / "gmeter.duckdb"), read_only=True) as full, \
+            duckdb.connect(str(views), read_only=True) as con:  # fmt: skip
+        con.execute(f"set file_search_path = '{data}'")  # as if run in data/
+        names = [r[0] for r in full.execute(
+            "select table_name from information_schema.tables where table_schema = 'main' "
+            "order by 1").fetchall()]  # fmt: skip
+        kinds = dict(con.execute("select table_name, table_type from information_schema.tables "
+                                 "where table_schema = 'main'").fetchall())  # fmt: skip
+        assert sorted(kinds) == names and set(kinds.values()) == {"VIEW"}
+        for name in names:
+            n = full.execute(f'select count(*) from "{name}"').fetchone()
+            assert con.execute(f'select count(*) from "{name}"').fetchone() == n, name

@@ -140,6 +140,12 @@ def test_every_board_bibtex_entry_has_a_url_and_the_g_index_authors_are_the_pape
         assert got == families, (board, got, families)
 
 
+def test_the_duckdb_file_of_views_is_a_few_times_the_parquet_at_most() -> None:
+    data = _site() / "data"
+    parquet = sum(p.stat().st_size for p in data.glob("*.parquet"))
+    assert 0 < (data / "gmeter-views.duckdb").stat().st_size <= 3 * parquet
+
+
 def test_no_system_page_draws_two_entries_as_one_line() -> None:
     specs = sorted(_site().glob("systems/*/history-*.vl.json"))
     for spec in specs:

@@ -5,8 +5,10 @@ Paths are site-relative POSIX paths; every link in a context is relative to its 
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -14,6 +16,7 @@ from pipeline.ranking import fmt_num
 from pipeline.site.board_changelog import board_changelog, change_items, since_text
 from pipeline.site.board_charts import entry_label, entry_variants, score_charts
 from pipeline.site.chartdata import humanise
+from pipeline.site.exports import DATAPACKAGE, VIEWS
 from pipeline.site.model import (
     Site,
     TrackInfo,
@@ -276,11 +279,24 @@ def benchmark_page(
     run = site.runs.get((vd.version.name, bm.id))
     specs = [] if full else score_charts(site, vd, bm, t)
     downloads = (
-        Link(href(path, f"{board}scores.csv"), "this board (CSV)"),
-        Link(href(path, f"api/benchmarks/{seg}.json"), "JSON (API)"),
-        Link(href(path, "data/scores.csv"), "all scores (CSV)"),
-        Link(href(path, "data/scores.parquet"), "all scores (Parquet)"),
-        Link(href(path, "data/gmeter.duckdb"), "DuckDB file"),
+        (
+            Link(href(path, f"{board}scores.csv"), "this board (CSV)"),
+            Link(href(path, f"api/benchmarks/{seg}.json"), "this board (JSON API)"),
+            Link(href(path, "data/scores.parquet"), "all scores (Parquet)"),
+            Link(href(path, "data/scores.csv"), "all scores (CSV)"),
+            Link(href(path, f"data/{VIEWS}"), "DuckDB views of the Parquet files"),
+            Link(href(path, "data/gmeter.duckdb"), "DuckDB file of every table"),
+            Link(href(path, "about/") + "#data", "every table (About)"),
+        )
+        if not prefix
+        else (  # a frozen copy offers its own files; the site's data is the current one
+            Link(href(path, f"{board}scores.csv"), "this board (CSV)"),
+            Link(
+                href(path, f"api/releases/{safe_segment(vd.version.name)}.json"),
+                f"release {vd.version.name} (JSON API)",
+            ),
+            Link(href(path, "about/") + "#data", "the current data (About)"),
+        )
     )
     if not full:
         from pipeline.site.cite import board_csv
@@ -588,16 +604,16 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
 
     metho = tuple(methodology(site.tracks.get(t) or track_info(t)) for t in tracks)
     downloads = (
-        *(
-            Link(href(path, f"data/{n}"), n)
-            for n in ("gmeter.duckdb", "manifest.json", "scores.csv", "scores.parquet")
-        ),
+        Link(href(path, f"data/{VIEWS}"), f"{VIEWS} (views of the Parquet files)"),
+        Link(href(path, "data/gmeter.duckdb"), "gmeter.duckdb (every table, standalone)"),
+        Link(href(path, f"data/{DATAPACKAGE}"), f"{DATAPACKAGE} (the CSV files' column types)"),
         Link(href(path, "CITATION.cff"), "CITATION.cff"),
         Link(href(path, "cite/papers.bib"), "papers.bib"),
     )
-    out.append(
-        Page(path, "about.html", AboutPage(make(path), "About the measures", metho, downloads))
-    )
+    # the table list comes with the files' sizes, once they are exported (with_sizes)
+    about = AboutPage(make(path), "About the measures", metho, downloads, (),
+                      Link(href(path, "data/manifest.json"), "manifest.json"))  # fmt: skip
+    out.append(Page(path, "about.html", about))
     path = "submit/index.html"
     guide = submit_guide(site)
     out.append(
@@ -617,7 +633,9 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
             ),
         )
     )
-    out.append(Page("404.html", "404.html", NotFoundPage(make("404.html"), "Page not found")))
+    # served at any depth: every link of the page (header and footer too) is absolute
+    lost = replace(make("404.html"), top=base, root=base, latest_href=base, indexed=False)
+    out.append(Page("404.html", "404.html", NotFoundPage(lost, "Page not found")))
     return out
 
 
@@ -670,3 +688,62 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
         specs.append(SpecFile("CITATION.cff", None, citation_cff(site, root)))
         specs.append(SpecFile("cite/papers.bib", None, papers_bib()))
     return pages, specs
+
+
+# --------------------------------------------------------------------------- download sizes
+
+
+def human_size(n: int) -> str:
+    """``n`` bytes as a reader counts them: ``812 B``, ``4.2 kB``, ``38 kB``, ``5.6 MB``."""
+    if n < 1000:
+        return f"{n} B"
+    if n < 10_000:
+        return f"{n / 1000:.1f} kB"
+    if n < 1_000_000:
+        return f"{n / 1000:.0f} kB"
+    return f"{n / 1_000_000:.1f} MB"
+
+
+def with_sizes(pages: list[Page], sizes: Mapping[str, int]) -> list[Page]:
+    """The pages with the size of every file they offer for download beside its link.
+
+    ``sizes`` maps site paths (``data/scores.csv``) to bytes. Board pages size their
+    downloads, citations, board CSV and each chart's spec and data; the About page its
+    downloads and every published table (Parquet and CSV, as exported into ``data/``).
+    """
+    import posixpath
+
+    out = []
+    for page in pages:
+        ctx = page.context
+        if not isinstance(ctx, BenchmarkPage | AboutPage):
+            out.append(page)
+            continue
+        folder = posixpath.dirname(page.path)
+
+        def size(link: str, folder: str = folder) -> str:
+            n = sizes.get(posixpath.normpath(posixpath.join(folder, link.split("#")[0])))
+            return human_size(n) if link and n is not None else ""
+
+        def sized(link: Link) -> Link:
+            return replace(link, size=size(link.href))
+
+        if isinstance(ctx, AboutPage):
+            names = sorted(p[5:-8] for p in sizes if re.fullmatch(r"data/[^/]+\.parquet", p))
+            tables = tuple(
+                (n, sized(Link(href(page.path, f"data/{n}.parquet"), "Parquet")),
+                 sized(Link(href(page.path, f"data/{n}.csv"), "CSV")))
+                for n in names
+            )  # fmt: skip
+            ctx = replace(ctx, downloads=tuple(map(sized, ctx.downloads)), tables=tables)
+        else:
+            charts = tuple(
+                replace(c, spec_size=size(c.spec_href) if c.spec_href else "",
+                        csv_size=size(c.csv_href) if c.csv_href else "")
+                for c in ctx.charts
+            )  # fmt: skip
+            ctx = replace(ctx, downloads=tuple(map(sized, ctx.downloads)),
+                          cite=tuple(map(sized, ctx.cite)),
+                          csv=sized(ctx.csv) if ctx.csv else None, charts=charts)  # fmt: skip
+        out.append(replace(page, context=ctx))
+    return out

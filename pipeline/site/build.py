@@ -294,6 +294,13 @@ def _build(
         if batch.deferred:  # many new charts (a cold cache): drawn on all cores, then again
             svgrender.draw_all(batch)
             pages, specs = site_pages.build_pages(site, base_path)
+        # every file a page offers for download is made now, so its link can say its size
+        files = {s.path: s.text if s.spec is None else render.dumps(s.spec) + "\n" for s in specs}
+        files.update((rel, render.dumps(doc) + "\n")
+                     for rel, doc in sorted(exports.api_documents(site).items()))  # fmt: skip
+        sizes = {rel: len(text.encode("utf-8")) for rel, text in files.items()}
+        sizes.update(exports.file_sizes(tmp, "data"))
+        pages = site_pages.with_sizes(pages, sizes)
     code = key_of(code_digest(), own)
     built = snapshot.site_date.isoformat()
     extra = {
@@ -312,11 +319,8 @@ def _build(
         total += ledger.page(page.path, key, make)
         if progress and (i % 50 == 0 or i == len(pages) - 1):
             progress("rendering pages", i + 1, len(pages))
-    for spec in specs:
-        text = spec.text if spec.spec is None else render.dumps(spec.spec) + "\n"
-        total += ledger.text(spec.path, text)
-    for rel, doc in sorted(exports.api_documents(site).items()):
-        total += ledger.text(rel, render.dumps(doc) + "\n")
+    for rel, text in files.items():
+        total += ledger.text(rel, text)
     total += ledger.text("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
     # release copies point to the current pages (canonical), so only current pages are listed
     listed = [p.path for p in pages if not p.path.startswith("releases/") and p.path != "404.html"]

@@ -1,6 +1,7 @@
 """Data for readers: ``data/``, ``api/`` JSON, the Atom feed and raw bundle files.
 
-``data/`` holds the DuckDB file, Parquet and CSV per table and the SHA-256 manifest; the raw
+``data/`` holds the DuckDB file, a DuckDB file of views over the Parquet files, Parquet and
+CSV per table and the SHA-256 manifest; the raw
 files of every bundle version shown are published under ``files/``.
 
 JSON conventions (API and specs): keys sorted, NaN as ``null``, ±∞ as the strings ``"inf"`` /
@@ -15,6 +16,7 @@ import os
 import re
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +116,14 @@ def export_data(store: Store, dest: Path, ledger: Ledger | None = None) -> list[
             store.export_table(name, dest / f"{name}.{ext}", ext)
             if ledger is not None:
                 ledger.adopt([rel], key)
-    described = datapackage({name: store.column_types(name) for name in names})
+    types = {name: store.column_types(name) for name in names}
+    # the views read the Parquet files by name: they change only with the tables' columns
+    views = key_of("views", COPY_FORMAT, sorted(types.items()))
+    if ledger is None or not ledger.reuse(f"data/{VIEWS}", views):
+        _publish_views(dest, names, views)
+        if ledger is not None:
+            ledger.adopt([f"data/{VIEWS}"], views)
+    described = datapackage(types)
     text = json.dumps(described, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     if ledger is not None:
         ledger.text(f"data/{DATAPACKAGE}", text)
@@ -128,6 +137,47 @@ CACHE_KEEP_SECONDS = 24 * 3600
 copy another build (of another store, at the same time) is about to publish twice."""
 
 
+VIEWS = "gmeter-views.duckdb"
+"""``data/``'s DuckDB file of views over its Parquet files (tens of kilobytes; see
+:func:`pipeline.store.views_copy`)."""
+
+
+def _publish_views(dest: Path, names: list[str], key: str) -> None:
+    """Write :data:`VIEWS` into ``dest`` (the folder of the Parquet files), cached by ``key``.
+
+    Cached as the full copy is (see :func:`_publish_duckdb`): DuckDB writes other bytes each
+    time, and the same tables must publish the same file.
+    """
+    from pipeline.store import views_copy
+
+    _from_cache(f"views-{key[:32]}", lambda tmp: views_copy(tmp, dest, names), dest / VIEWS)
+
+
+def _from_cache(key: str, make: Callable[[Path], None], target: Path) -> None:
+    """Copy the file cached under ``key`` to ``target``, made by ``make(path)`` if missing.
+
+    The first file made for a key stays (one made at the same time by another build is
+    dropped, never swapped in), and files of other keys are removed only when stale.
+    """
+    from pipeline.site.assets import cache_dir
+
+    folder = cache_dir() / "duckdb"
+    cached = folder / f"{key}.duckdb"
+    if not cached.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        _drop_stale(folder, keep=cached)
+        tmp = folder / f"{key}.{os.getpid()}.tmp"
+        make(tmp)
+        try:
+            os.link(tmp, cached)  # fails when another build got there first: use its copy
+        except FileExistsError:
+            pass
+        finally:
+            tmp.unlink(missing_ok=True)
+    os.utime(cached)  # in use: not stale for another build
+    shutil.copyfile(cached, target)
+
+
 def _publish_duckdb(src: Path, target: Path) -> None:
     """Write a compacted copy of the store to ``target``.
 
@@ -137,26 +187,10 @@ def _publish_duckdb(src: Path, target: Path) -> None:
     stays (a later one is dropped, never swapped in), and copies of other stores are removed
     only when stale. Any failure falls back to copying the store as it is.
     """
-    from pipeline.site.assets import cache_dir
     from pipeline.store import compact_copy
 
-    key = copy_key(src)
-    folder = cache_dir() / "duckdb"
-    cached = folder / f"{key}.duckdb"
     try:
-        if not cached.is_file():
-            folder.mkdir(parents=True, exist_ok=True)
-            _drop_stale(folder, keep=cached)
-            tmp = folder / f"{key}.{os.getpid()}.tmp"
-            compact_copy(src, tmp)
-            try:
-                os.link(tmp, cached)  # fails when another build got there first: use its copy
-            except FileExistsError:
-                pass
-            finally:
-                tmp.unlink(missing_ok=True)
-        os.utime(cached)  # in use: not stale for another build
-        shutil.copyfile(cached, target)
+        _from_cache(copy_key(src), lambda tmp: compact_copy(src, tmp), target)
     except Exception:  # no cache folder, or a DuckDB without COPY FROM DATABASE
         shutil.copyfile(src, target)
 
@@ -420,6 +454,14 @@ def feed(site: Site) -> FeedPage:
     updated = entries[0].updated if entries else f"{site.snapshot.site_date.isoformat()}T00:00:00Z"
     title = "gmeter leaderboards" if site.config.title == "gmeter" else site.config.title
     return FeedPage(title, site.config.feed_id, updated, tuple(entries))
+
+
+def file_sizes(root: Path, folder: str) -> dict[str, int]:
+    """Bytes of each file directly in ``root/folder``, by its site path (``data/x.csv``)."""
+    where = root / folder
+    if not where.is_dir():
+        return {}
+    return {f"{folder}/{p.name}": p.stat().st_size for p in sorted(where.iterdir()) if p.is_file()}
 
 
 def sha256_file(path: Path) -> str:

@@ -21,10 +21,14 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Link:
-    """A link: ``href`` is relative to the page that shows it."""
+    """A link: ``href`` is relative to the page that shows it.
+
+    ``size`` is a download's size (``"1.2 MB"``), shown beside it.
+    """
 
     href: str
     text: str
+    size: str = ""
 
 
 @dataclass(frozen=True)
@@ -137,6 +141,9 @@ class ChartBlock:
     """Rows of the whole data table (more than ``table_rows`` when it is long)."""
     csv_href: str = ""
     """The whole data table as CSV, relative to the page."""
+    spec_size: str = ""
+    csv_size: str = ""
+    """Sizes of the spec and of the CSV, shown beside their links."""
 
 
 @dataclass(frozen=True)
@@ -460,6 +467,10 @@ class AboutPage:
     title: str
     methodologies: tuple[Methodology, ...]
     downloads: tuple[Link, ...]
+    tables: tuple[tuple[str, Link, Link], ...] = ()
+    """Each published table or view: its name, its Parquet file and its CSV file."""
+    manifest: Link | None = None
+    """The SHA-256 of every file of the site (its size is known only once it is written)."""
 
 
 @dataclass(frozen=True)
@@ -468,6 +479,7 @@ class NotFoundPage:
 
     nav: Nav
     title: str
+    summary: str = "There is no page at this address: the leaderboards, systems and releases."
 
 
 @dataclass(frozen=True)

@@ -1137,3 +1137,42 @@ def compact_copy(src: Path, dest: Path) -> None:
     finally:
         middle.unlink(missing_ok=True)
         Path(str(middle) + ".wal").unlink(missing_ok=True)
+
+
+def views_copy(dest: Path, folder: Path, names: Sequence[str]) -> None:
+    """Write a DuckDB file of views over the published Parquet files to the new file ``dest``.
+
+    One view per table and view, ``select * from read_parquet('<name>.parquet')``, with the
+    path relative so that the file works wherever ``data/`` is downloaded to: DuckDB run in
+    that folder (or after ``set file_search_path``) reads the Parquet files beside it. The
+    whole store in tens of kilobytes; a full copy stores long JSON text (chart data, score
+    details) uncompressed and weighs ten times the Parquet. ``folder`` holds the Parquet
+    files while the views are made (DuckDB reads each once to check it). Written in the
+    storage format of :data:`PUBLISHED_STORAGE`, like the full copy.
+    """
+    dest = Path(dest)
+    dest.unlink(missing_ok=True)
+    where = str(folder).replace("'", "''")
+    try:
+        con = duckdb.connect()
+        try:
+            con.execute(f"set file_search_path = '{where}'")
+            con.execute(
+                f"attach ? as gmeter_views (block_size {PUBLISHED_BLOCK_SIZE}, "
+                f"storage_version '{PUBLISHED_STORAGE}')",
+                [str(dest)],
+            )
+            for name in names:
+                view = name.replace('"', '""')
+                parquet = f"{name}.parquet".replace("'", "''")
+                con.execute(
+                    f'create view gmeter_views.main."{view}" as '
+                    f"select * from read_parquet('{parquet}')"
+                )
+            con.execute("checkpoint gmeter_views")
+            con.execute("detach gmeter_views")
+        finally:
+            con.close()
+    except duckdb.Error as exc:
+        dest.unlink(missing_ok=True)
+        raise StoreError(f"cannot write the views file {dest}: {exc}") from exc
