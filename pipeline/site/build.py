@@ -299,7 +299,10 @@ def _build(
         files.update((rel, render.dumps(doc) + "\n")
                      for rel, doc in sorted(exports.api_documents(site).items()))  # fmt: skip
         sizes = {rel: len(text.encode("utf-8")) for rel, text in files.items()}
-        sizes.update(exports.file_sizes(tmp, "data"))
+        # DuckDB writes other bytes (and sizes) each time: its files' sizes would make pages
+        # differ between builds of one store, so they are left unsaid
+        sizes.update((rel, n) for rel, n in exports.file_sizes(tmp, "data").items()
+                     if not rel.endswith(".duckdb"))  # fmt: skip
         pages = site_pages.with_sizes(pages, sizes)
     code = key_of(code_digest(), own)
     built = snapshot.site_date.isoformat()
