@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,13 @@ GOOD = FIXTURES / "good"
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for _name in ("COLUMNS", "LINES"):
         os.environ.pop(_name, None)
+    # numba's on-disk cache (cache=True kernels) is not safe for processes compiling the same
+    # kernels at once: on a fresh checkout, or after a kernel changed, two workers writing one
+    # index made AIQ tests fail with numba's SystemError. Each worker (and the commands it
+    # starts) gets its own cache, kept in the environment so later runs start warm.
+    os.environ["NUMBA_CACHE_DIR"] = str(
+        Path(os.environ.get("NUMBA_CACHE_DIR") or Path(sys.prefix) / "numba-cache")
+        / os.environ["PYTEST_XDIST_WORKER"])
 
 # Hypothesis's timing checks (a slow example, slow input generation) read the wall clock: on a
 # shared machine, with the files running in parallel, they fail tests whose properties hold.
