@@ -132,7 +132,7 @@ def test_init_check_workflow_takes_its_verdict_from_the_base_branch(tmp_path: Pa
     (run,) = [s for s in steps if str(s.get("run", "")).startswith("gmeter check")]
     assert run["working-directory"] == "pr" and run["env"]["PYTHONSAFEPATH"] == "1"
     assert run["env"]["BASE"] == "${{ github.event.pull_request.base.sha }}"
-    assert '"gmeter==' in steps[install]["run"]  # pinned, from the package index
+    assert '"gmeter[aiq,similarity]==' in steps[install]["run"]  # pinned, with the scoring extras
 
 
 def test_publish_workflow_uploads_public() -> None:

@@ -113,6 +113,6 @@ def test_a_wheel_in_a_fresh_environment_builds_a_configured_site(
     for name in ("check-submission.yml", "publish.yml"):
         flow = (cwd / ".github" / "workflows" / name).read_text(encoding="utf-8")
         version = _run([str(fresh / "gmeter"), "--version"], cwd, env).stdout.split()[-1]
-        assert f'pip install "gmeter=={version}"' in flow
+        assert f'pip install "gmeter[aiq,similarity]=={version}"' in flow
         assert "make " not in flow and re.search(r"run: gmeter (site|check)", flow)
     assert "gmeter site" in (cwd / "README.md").read_text(encoding="utf-8")
