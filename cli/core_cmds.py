@@ -173,7 +173,6 @@ def query(
     """Run SQL on a read-only connection to the store (see docs/schema.md)."""
     import csv
 
-    from rich.markup import escape
     from rich.table import Table
 
     from pipeline.errors import UsageError
@@ -193,11 +192,13 @@ def query(
         typer.echo(json.dumps([dict(zip(cols, r, strict=True)) for r in rows], default=str,
                               indent=1))
     else:
+        # The console prints with markup off, so cells go in as typed: a markup escape here
+        # would print its backslash (``\[release.frozen]``).
         table = Table()
         for c in cols:
-            table.add_column(escape(safe_text(c)), overflow="fold")
+            table.add_column(safe_text(c), overflow="fold")
         for r in rows:
-            table.add_row(*(escape(_cell(v)) for v in r))
+            table.add_row(*(_cell(v) for v in r))
         console.print(table)
 
 

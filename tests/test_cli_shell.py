@@ -85,3 +85,18 @@ def test_schema_is_json():
         schema = json.loads(out.stdout)
         assert schema["additionalProperties"] is False
         assert "system" in schema["properties"] or which == "benchmark"
+
+
+def test_query_table_prints_cells_and_headers_as_typed(db):
+    """Markup is off on the console: brackets print as stored, with no escape backslash."""
+    from pipeline.store import open_store
+
+    db.parent.mkdir(parents=True)
+    with open_store(db):
+        pass
+    out = run("--db", str(db), "query",
+              "select '[release.frozen]' as \"[h]\", '[b]x[/b] [link=https://e.org]y[/link]' as v")
+    assert out.returncode == 0, out.stderr
+    assert "[release.frozen]" in out.stdout and "[h]" in out.stdout
+    assert "[b]x[/b]" in out.stdout and "[link=https://e.org]y[/link]" in out.stdout
+    assert "\\[" not in out.stdout
