@@ -220,6 +220,16 @@ class _QAgent:
         best = np.flatnonzero(v == v.max())
         return int(best[0] if len(best) == 1 else best[self.rng.integers(len(best))])
 
+    def learn(self, k: bytes, a: int, r: float, k2: bytes, terminated: bool) -> None:
+        r"""One tabular Q(0) update, the same for every run type.
+
+        :math:`Q(k,a) \mathrel{+}= \alpha\,(r + \gamma \max_b Q(k',b) - Q(k,a))`, with no
+        bootstrap from a terminal state.
+        """
+        q = self.values(k)
+        target = r + (0.0 if terminated else self.s.gamma * self.values(k2).max())
+        q[a] += self.s.alpha * (target - q[a])
+
 
 def _linear_epsilon(s: AgentSettings, budget: list[int]) -> Callable[[], float]:
     """Return the exploration schedule: 1 down to ``s.epsilon_end``, linearly.
@@ -252,9 +262,7 @@ def _episode(
         k2 = agent.key(env.features(obs))
         if epsilon is not None:
             budget[0] -= 1
-            q = agent.values(k)
-            target = float(r) + (0.0 if terminated else agent.s.gamma * agent.values(k2).max())
-            q[a] += agent.s.alpha * (target - q[a])
+            agent.learn(k, a, float(r), k2, terminated)
         k = k2
         if terminated or truncated:
             return total
@@ -359,9 +367,7 @@ def _stitched_episode(
         k2 = key()
         if epsilon is not None:
             budget[0] -= 1
-            q = agent.values(k)
-            target = float(r) + (0.0 if terminated else agent.s.gamma * agent.values(k2).max())
-            q[a] += agent.s.alpha * (target - q[a])
+            agent.learn(k, a, float(r), k2, terminated)
         k = k2
         if terminated or truncated:
             return total
