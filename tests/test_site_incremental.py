@@ -146,15 +146,17 @@ def test_a_cold_cache_is_drawn_in_parallel_with_the_same_bytes(tmp_path, monkeyp
 
     monkeypatch.setattr(svgrender, "draw_all", counting)
     sites = []
-    for name, defer in (("serial", 10**6), ("parallel", 0)):
+    # all in place; all deferred (every page waits); a few in place, then deferred (the
+    # pages before the first deferred chart are written at once, the rest after the drawing)
+    for name, defer in (("serial", 10**6), ("parallel", 0), ("partly", 4)):
         monkeypatch.setenv("GMETER_CACHE_DIR", str(tmp_path / f"cache-{name}"))
         monkeypatch.setattr(svgrender, "DEFER_AFTER", defer)
         svgrender._render_cached.cache_clear()  # a cold process too
         build_site(db, tmp_path / name, search=False, incremental=False)
         sites.append({k: v for k, v in tree(tmp_path / name).items()
                       if k not in ("data/gmeter.duckdb", "data/manifest.json")})  # fmt: skip
-    assert drawn and drawn[0] > 0
-    assert sites[0] == sites[1]
+    assert len(drawn) == 2 and all(drawn)
+    assert sites[0] == sites[1] == sites[2]
 
 
 def test_gradient_ids_depend_on_the_chart_alone():
@@ -182,3 +184,32 @@ def test_the_publish_workflow_keeps_the_chart_cache_of_the_default_store(monkeyp
     assert cache["with"]["path"] == want == ".gmeter/cache"
     build = next(i for i, s in enumerate(steps) if s.get("run") == "make publish")
     assert steps.index(cache) < build
+
+
+def test_a_streamed_page_links_only_files_made_before_it(tmp_path):
+    """Pages stream (one model at a time): each is sized when it comes, not at the end.
+
+    Its download sizes must then equal those told with every file of the site known: a page
+    never links an extra file (chart spec or data, board CSV or BibTeX) made after it.
+    """
+    from pipeline.site import assemble, svgrender
+    from pipeline.site.build import _spec_text, read_snapshot
+    from pipeline.site.model import analyse
+    from pipeline.site.pages import AboutPage, BenchmarkPage
+
+    db = make_store(tmp_path / "s.duckdb", bundles=8, releases=3)
+    with open_store(db, read_only=True) as store:
+        site = analyse(read_snapshot(store))
+    specs: list = []
+    early = {s.path: len(_spec_text(render, s)) for s in assemble.site_wide_files(site)}
+    seen = []
+    with svgrender.batched():  # charts not in the cache are drawn blank: sizes are the point
+        for page in assemble.iter_pages(site, specs):
+            if isinstance(page.context, BenchmarkPage | AboutPage):
+                known = {**early, **{s.path: len(_spec_text(render, s)) for s in specs}}
+                seen.append((page, known))
+    everything = {**early, **{s.path: len(_spec_text(render, s)) for s in specs}}
+    assert sum(isinstance(p.context, BenchmarkPage) for p, _ in seen) > 10
+    for page, known in seen:
+        assert assemble.with_sizes([page], known) == assemble.with_sizes([page], everything), \
+            page.path

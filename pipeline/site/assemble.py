@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
 from typing import Any
@@ -640,29 +640,50 @@ def global_pages(site: Site, base: str = "/") -> list[Page]:
 
 
 def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]]:
-    """Every page and extra file (chart specs, SVGs, CSV, BibTeX) of the site, in order."""
+    """Every page and extra file (chart specs, SVGs, CSV, BibTeX) of the site, in order.
+
+    The whole site held at once: for tests and small sites. The build streams
+    :func:`iter_pages` instead.
+    """
+    specs: list[SpecFile] = []
+    pages = list(iter_pages(site, specs, base))
+    return pages, specs
+
+
+def iter_pages(site: Site, specs: list[SpecFile], base: str = "/") -> Iterator[Page]:
+    """Yield every page of the site in order, appending its extra files to ``specs``.
+
+    A page is yielded only after every file it links for download from its own board (chart
+    specs and data, the board's CSV and BibTeX) is in ``specs``, so its download sizes can be
+    told while the site streams (:func:`with_sizes`): the build holds one page model at a
+    time, not the site's (hundreds of thousands of system pages on a large benchmark).
+    """
     from pipeline.site.cite import board_bib, citation_cff, papers_bib, release_bib
     from pipeline.site.model import site_url
-
-    root = site_url(base, site.config.url) or base  # absolute when the address is known
+    from pipeline.site.redirects import redirect_pages
     from pipeline.site.systems import agent_pages, systems_index
 
-    pages: list[Page] = []
-    specs: list[SpecFile] = []
+    root = site_url(base, site.config.url) or base  # absolute when the address is known
+    built: set[str] = set()  # the paths made so far: a redirect never shadows a page
+
+    def made(page: Page) -> Page:
+        built.add(page.path)
+        return page
+
     for vd in site.versions:
         prefixes = [vd.prefix]
         if vd is site.latest and vd.prefix:
             prefixes.append("")
         for prefix in prefixes:
             nav = nav_for(site, vd, prefix, base)
-            pages.append(home_page(site, vd, prefix, nav))
-            pages.append(changelog_page(site, vd, prefix, nav))
+            yield made(home_page(site, vd, prefix, nav))
+            yield made(changelog_page(site, vd, prefix, nav))
             for bm in vd.benchmarks:
-                pages.append(benchmark_page(site, vd, bm, prefix, nav, specs))
+                board_pages = [benchmark_page(site, vd, bm, prefix, nav, specs)]
                 if prefix == "" and vd is site.latest:
-                    pages.append(board_changelog(site, vd, bm, nav))
+                    board_pages.append(board_changelog(site, vd, bm, nav))
                 if len(vd.standings[bm.id].entries) > PAGE_ROWS:
-                    pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
+                    board_pages.append(benchmark_page(site, vd, bm, prefix, nav, specs, full=True))
                 board = f"{prefix}benchmarks/{safe_segment(bm.id)}/"
                 specs.append(SpecFile(board + "cite.bib", None, board_bib(site, vd, bm, root)))
                 # a light release copy leaves the comparison view to the current site
@@ -670,24 +691,36 @@ def build_pages(site: Site, base: str = "/") -> tuple[list[Page], list[SpecFile]
                 if not prefix and ranked and len(vd.standings[bm.id].entries) >= 2:
                     from pipeline.site.compare import compare_page
 
-                    pages.append(compare_page(site, vd, bm, prefix, nav))
-            pages.extend(system_pages(site, vd, prefix, nav, specs))
-            pages.extend(agent_pages(site, vd, prefix, nav))
+                    board_pages.append(compare_page(site, vd, bm, prefix, nav))
+                for page in board_pages:
+                    yield made(page)
+            for page in system_pages(site, vd, prefix, nav, specs):
+                yield made(page)
+            for page in agent_pages(site, vd, prefix, nav):
+                yield made(page)
             if not prefix:
-                pages.append(systems_index(site, vd, prefix, nav))
+                yield made(systems_index(site, vd, prefix, nav))
             if vd.version.is_release:
                 specs.append(SpecFile(f"{prefix}cite.bib", None, release_bib(site, vd, root)))
-    from pipeline.site.redirects import redirect_pages
-
-    built = {p.path for p in pages}
     for vd in site.versions:
         for prefix in [vd.prefix, *([""] if vd is site.latest and vd.prefix else [])]:
-            pages.extend(redirect_pages(vd, prefix, built, partial(site.system_home, prefix)))
+            yield from redirect_pages(vd, prefix, built, partial(site.system_home, prefix))
     if site.latest is not None:
-        pages.extend(global_pages(site, base))
+        yield from global_pages(site, base)
         specs.append(SpecFile("CITATION.cff", None, citation_cff(site, root)))
         specs.append(SpecFile("cite/papers.bib", None, papers_bib()))
-    return pages, specs
+
+
+def site_wide_files(site: Site, base: str = "/") -> list[SpecFile]:
+    """The files :func:`iter_pages` adds last but every board links: their sizes come first."""
+    from pipeline.site.cite import citation_cff, papers_bib
+    from pipeline.site.model import site_url
+
+    if site.latest is None:
+        return []
+    root = site_url(base, site.config.url) or base
+    return [SpecFile("CITATION.cff", None, citation_cff(site, root)),
+            SpecFile("cite/papers.bib", None, papers_bib())]  # fmt: skip
 
 
 # --------------------------------------------------------------------------- download sizes

@@ -244,6 +244,70 @@ def _overrides_digest(folder: Path | None) -> str:
     return h.hexdigest()
 
 
+def _spec_text(render: Any, spec: Any) -> str:
+    """The text of an extra file: given, or its Vega-Lite spec as JSON."""
+    return str(spec.text) if spec.spec is None else render.dumps(spec.spec) + "\n"
+
+
+class _PageWriter:
+    """Renders streamed pages into the ledger, telling their download sizes as they come.
+
+    A page's model lives only while it is written. ``offer`` takes the pages of one pass in
+    order; pages offered when not ``ready`` (a chart of theirs is still to be drawn) wait for
+    the next pass, which :meth:`restart` begins: it writes from the first page not written.
+    """
+
+    def __init__(self, ledger: Any, render: Any, assemble: Any, code: str,
+                 extra: dict[str, Any], sizes: dict[str, int], progress: ProgressFn | None,
+                 expected: int) -> None:  # fmt: skip
+        self.ledger, self.render, self.assemble = ledger, render, assemble
+        self.code, self.extra, self.progress = code, extra, progress
+        self.base = dict(sizes)
+        self.expected = expected  # the previous build's page count (the progress total)
+        self.written = 0  # pages written, counted from the site's first page
+        self.total = 0  # their bytes
+        self.restart()
+
+    def restart(self) -> None:
+        """Begin a pass over the pages from the first (those written stay written)."""
+        self.count = 0
+        self.listed: list[str] = []
+        self.sizes = dict(self.base)
+        self.texts: dict[str, str] = {}
+        self.seen = 0
+
+    def see(self, specs: list[Any]) -> None:
+        """Take in the extra files added to ``specs`` since the last call."""
+        for spec in specs[self.seen:]:
+            text = _spec_text(self.render, spec)
+            self.texts[spec.path] = text
+            self.sizes[spec.path] = len(text.encode("utf-8"))
+        self.seen = len(specs)
+
+    def offer(self, page: Any, specs: list[Any], *, ready: bool) -> None:
+        """Write ``page`` (the next of this pass) unless written before or not ``ready``."""
+        from pipeline.site.incremental import key_of
+
+        self.see(specs)
+        index = self.count
+        self.count += 1
+        # release copies point to the current pages (canonical): only current pages are listed
+        if not page.path.startswith("releases/") and page.path != "404.html":
+            self.listed.append(page.path)
+        if index != self.written or not ready:
+            return  # written in an earlier pass, or waiting (with every later page) for the next
+        (page,) = self.assemble.with_sizes([page], self.sizes)
+        key = key_of(self.code, page.template, page.context, self.extra)
+
+        def make(p: Any = page) -> str:
+            return self.render.render(p.template, p.context, **self.extra)
+
+        self.total += self.ledger.page(page.path, key, make)
+        self.written += 1
+        if self.progress and self.written % 50 == 0:
+            self.progress("rendering pages", self.written, max(self.expected, self.written))
+
+
 def _build(
     db_path: Path,
     out: Path,
@@ -289,44 +353,48 @@ def _build(
         site = site_model.analyse(snapshot, config)
         exports.export_data(store, tmp / "data", ledger)
         exports.write_raw_files(store, site, tmp, ledger)
-        with svgrender.batched() as batch:
-            pages, specs = site_pages.build_pages(site, base_path)
-        if batch.deferred:  # many new charts (a cold cache): drawn on all cores, then again
-            svgrender.draw_all(batch)
-            pages, specs = site_pages.build_pages(site, base_path)
-        # every file a page offers for download is made now, so its link can say its size
-        files = {s.path: s.text if s.spec is None else render.dumps(s.spec) + "\n" for s in specs}
-        files.update((rel, render.dumps(doc) + "\n")
-                     for rel, doc in sorted(exports.api_documents(site).items()))  # fmt: skip
-        sizes = {rel: len(text.encode("utf-8")) for rel, text in files.items()}
+        # Files every board links, made before the pages stream: their sizes are known first.
+        api = {rel: render.dumps(doc) + "\n"
+               for rel, doc in sorted(exports.api_documents(site).items())}  # fmt: skip
+        sizes = {rel: len(text.encode("utf-8")) for rel, text in api.items()}
+        sizes.update((s.path, len(_spec_text(render, s).encode("utf-8")))
+                     for s in site_pages.site_wide_files(site, base_path))  # fmt: skip
         # DuckDB writes other bytes (and sizes) each time: its files' sizes would make pages
         # differ between builds of one store, so they are left unsaid
         sizes.update((rel, n) for rel, n in exports.file_sizes(tmp, "data").items()
                      if not rel.endswith(".duckdb"))  # fmt: skip
-        pages = site_pages.with_sizes(pages, sizes)
-    code = key_of(code_digest(), own)
-    built = snapshot.site_date.isoformat()
-    extra = {
-        "generator": snapshot.generator,
-        "built": built,
-        "site_url": absolute or base_path,
-        "site": config,
-    }
-    total = 0
-    for i, page in enumerate(pages):
-        key = key_of(code, page.template, page.context, extra)
-
-        def make(p: Any = page) -> str:
-            return render.render(p.template, p.context, **extra)
-
-        total += ledger.page(page.path, key, make)
-        if progress and (i % 50 == 0 or i == len(pages) - 1):
-            progress("rendering pages", i + 1, len(pages))
+        code = key_of(code_digest(), own)
+        extra = {
+            "generator": snapshot.generator,
+            "built": snapshot.site_date.isoformat(),
+            "site_url": absolute or base_path,
+            "site": config,
+        }
+        expected = int(old.report.get("pages", 0)) if old is not None else 0
+        pages = _PageWriter(ledger, render, site_pages, code, extra, sizes,
+                            progress, expected)  # fmt: skip
+        specs: list[Any] = []
+        with svgrender.batched() as batch:
+            # pages are written as they come until a chart is deferred (a cold chart cache);
+            # from then on this pass only lists the charts to draw
+            for page in site_pages.iter_pages(site, specs, base_path):
+                pages.offer(page, specs, ready=not batch.deferred)
+        if batch.deferred:  # many new charts: drawn on all cores, then the rest of the pages
+            svgrender.draw_all(batch)
+            specs = []
+            pages.restart()
+            for page in site_pages.iter_pages(site, specs, base_path):
+                pages.offer(page, specs, ready=True)
+        pages.see(specs)
+        if progress:
+            progress("rendering pages", pages.written, pages.written)
+        files = {**pages.texts, **api}
+        total = pages.total
+        n_pages = pages.count
+        listed = pages.listed
     for rel, text in files.items():
         total += ledger.text(rel, text)
     total += ledger.text("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
-    # release copies point to the current pages (canonical), so only current pages are listed
-    listed = [p.path for p in pages if not p.path.startswith("releases/") and p.path != "404.html"]
     total += ledger.text("sitemap.xml", sitemap(listed, absolute or base_path))
     write_assets(tmp, overrides)
     ledger.adopt_tree("assets")
@@ -362,9 +430,9 @@ def _build(
     n_benchmarks = len(site.latest.benchmarks) if site.latest else 0
     _swap(tmp, out)
     ledger.new.key = whole
-    ledger.new.report = {"pages": len(pages), "files": n_files, "bytes": n_bytes,
+    ledger.new.report = {"pages": n_pages, "files": n_files, "bytes": n_bytes,
                          "versions": list(versions), "benchmarks": n_benchmarks}
     if incremental:
         ledger.new.save(states)
-    return BuildReport(out, len(pages), n_files, n_bytes, versions, n_benchmarks,
+    return BuildReport(out, n_pages, n_files, n_bytes, versions, n_benchmarks,
                        time.perf_counter() - started)
