@@ -27,6 +27,15 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     os.environ["NUMBA_CACHE_DIR"] = str(
         Path(os.environ.get("NUMBA_CACHE_DIR") or Path(sys.prefix) / "numba-cache")
         / os.environ["PYTEST_XDIST_WORKER"])
+    # One xdist worker per core, like one pool worker per core: the same thread caps as a pool
+    # worker gets (pipeline.executor.WORKER_ENV). OpenBLAS's own threads in two workers on two
+    # cores made each eigh of the factor analyses 3-7x slower in CPU as well as in time. Set
+    # before numpy is first imported (no plugin imports it), so OpenBLAS starts with one thread;
+    # the commands and pools a test starts inherit them. An explicit setting is kept.
+    from pipeline.executor.base import WORKER_ENV
+
+    for _name, _value in WORKER_ENV.items():
+        os.environ.setdefault(_name, _value)
 
 # Hypothesis's timing checks (a slow example, slow input generation) read the wall clock: on a
 # shared machine, with the files running in parallel, they fail tests whose properties hold.
