@@ -177,7 +177,7 @@ def _git(repo, *args):
                           cwd=repo, check=True, capture_output=True, text=True).stdout
 
 
-def _committed(tmp_path):
+def _make_committed(tmp_path):
     """A repository on main with releases r1 and r2 recorded, frozen and committed."""
     import shutil
 
@@ -198,6 +198,27 @@ def _committed(tmp_path):
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "releases")
     return repo, subs, rel_file, r1
+
+
+@pytest.fixture(scope="module")
+def committed_template(tmp_path_factory):
+    return _make_committed(tmp_path_factory.mktemp("committed"))
+
+
+@pytest.fixture
+def committed(committed_template, tmp_path):
+    """A copy of the committed repository (with its .git) for one test to change.
+
+    Made once per module and copied: every test gets the same commits, files and frozen
+    release as if it had ingested, released and committed them itself (half of its time).
+    """
+    import shutil
+
+    template, _, _, r1 = committed_template
+    repo = tmp_path / "repo"
+    shutil.copytree(template, repo, symlinks=True)
+    subs = repo / "submissions"
+    return repo, subs, subs / "releases.toml", r1
 
 
 def _publishes(subs, rel_file, store):
@@ -221,10 +242,12 @@ REWRITES = {
 
 @pytest.mark.parametrize("commit", [False, True], ids=["uncommitted", "committed"])
 @pytest.mark.parametrize("how", sorted(REWRITES))
-def test_a_release_rewritten_in_releases_toml_is_refused_by_history(tmp_path, how, commit):
+def test_a_release_rewritten_in_releases_toml_is_refused_by_history(
+    committed, tmp_path, how, commit
+):
     import re
 
-    repo, subs, rel_file, r1 = _committed(tmp_path)
+    repo, subs, rel_file, r1 = committed
     text = rel_file.read_text()
     head, tail = text.split('name = "r2"')
     if how == "file-and-sha":
@@ -249,8 +272,8 @@ def test_a_release_rewritten_in_releases_toml_is_refused_by_history(tmp_path, ho
     assert "first committed" in p.message and "git show" in p.fix
 
 
-def test_a_removed_release_is_listed_missing(tmp_path):
-    _, subs, rel_file, _ = _committed(tmp_path)
+def test_a_removed_release_is_listed_missing(committed, tmp_path):
+    _, subs, rel_file, _ = committed
     text = rel_file.read_text()
     start = text.index("[[release]]", text.index('name = "r1"'))  # r2's entry
     rel_file.write_text(text[:start])
@@ -270,9 +293,9 @@ MALFORMED = {
 
 
 @pytest.mark.parametrize("how", sorted(MALFORMED))
-def test_a_malformed_release_added_later_never_stops_the_others(tmp_path, how):
+def test_a_malformed_release_added_later_never_stops_the_others(committed, tmp_path, how):
     """A hand-written [[release]] (a pull request's) is left out, named; every other publishes."""
-    _, subs, rel_file, _ = _committed(tmp_path)
+    _, subs, rel_file, _ = committed
     old, new = MALFORMED[how]
     entry = '\n[[release]]\nname = "r3"\ndate = 2024-05-01\n'.replace(old, new)
     rel_file.write_text(rel_file.read_text() + entry)
@@ -283,9 +306,9 @@ def test_a_malformed_release_added_later_never_stops_the_others(tmp_path, how):
     assert p.severity == "warning" and str(rel_file) == p.file and "not published" in p.message
 
 
-def test_an_unfrozen_release_after_a_frozen_one_is_not_published(tmp_path):
+def test_an_unfrozen_release_after_a_frozen_one_is_not_published(committed, tmp_path):
     """A well-formed [[release]] written by hand (gmeter release always freezes) is refused."""
-    _, subs, rel_file, _ = _committed(tmp_path)
+    _, subs, rel_file, _ = committed
     text = rel_file.read_text()
     r2 = text[text.index("[[release]]", text.index('name = "r1"')):]
     hand = r2.replace('name = "r2"', 'name = "r3"').replace("2024-04-01", "2024-05-01")
