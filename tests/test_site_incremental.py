@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -51,13 +52,32 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("cache")
 
 
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory, cache: Path) -> Path:
+    """A store and its site as the first build left them, under ``pristine/``, never changed."""
+    root = tmp_path_factory.mktemp("built")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("GMETER_CACHE_DIR", str(cache))
+        db = make_store(root / "work" / "store" / "s.duckdb", bundles=4, releases=2)
+        build_site(db, root / "work" / "site", search=False)
+    shutil.copytree(root / "work", root / "pristine", symlinks=True)
+    return root
+
+
 @pytest.fixture
-def built(tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+def built(pristine: Path, cache: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """The store and site of a first build, at the paths that build used.
+
+    Made once per module and put back for each test: the copy keeps every byte and
+    modification time, and the store and site keep their paths, so the build state left next
+    to the store describes them exactly as after a build of their own (a store and a full
+    build per test took most of this file's time).
+    """
     monkeypatch.setenv("GMETER_CACHE_DIR", str(cache))
-    db = make_store(tmp_path / "store" / "s.duckdb", bundles=4, releases=2)
-    out = tmp_path / "site"
-    build_site(db, out, search=False)
-    return db, out
+    work = pristine / "work"
+    shutil.rmtree(work)
+    shutil.copytree(pristine / "pristine", work, symlinks=True)
+    return work / "store" / "s.duckdb", work / "site"
 
 
 def test_an_unchanged_store_rewrites_nothing(built, monkeypatch):
