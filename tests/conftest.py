@@ -80,3 +80,34 @@ def local_pool() -> Iterator[Any]:
 
     with get_executor("local", workers=2) as ex:
         yield ex
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _gmeter_app_converted_once() -> Iterator[None]:
+    """``CliRunner.invoke(app, ...)`` converts gmeter's app to click commands once a session.
+
+    Typer's runner converts the whole app (every command's signature) on every call: 30-50 ms,
+    a few hundred calls. The commands are made from the same functions each time and each call
+    still parses its own command line in a fresh click context, so the tests see the same CLI.
+    Other Typer apps (the tests' own) are converted on every call as before.
+    """
+    import typer.testing
+
+    real = getattr(typer.testing, "_get_command", None)
+    if real is None:  # another Typer: nothing to share
+        yield
+        return
+    made: dict[str, Any] = {}
+
+    def get_command(app: Any) -> Any:
+        from cli.app import app as gmeter
+
+        if app is not gmeter:
+            return real(app)
+        if "gmeter" not in made:
+            made["gmeter"] = real(app)
+        return made["gmeter"]
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(typer.testing, "_get_command", get_command)
+        yield
