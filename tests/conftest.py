@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import glob
 import os
 import shutil
 import sys
@@ -23,10 +24,18 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
     # numba's on-disk cache (cache=True kernels) is not safe for processes compiling the same
     # kernels at once: on a fresh checkout, or after a kernel changed, two workers writing one
     # index made AIQ tests fail with numba's SystemError. Each worker (and the commands it
-    # starts) gets its own cache, kept in the environment so later runs start warm.
-    os.environ["NUMBA_CACHE_DIR"] = str(
-        Path(os.environ.get("NUMBA_CACHE_DIR") or Path(sys.prefix) / "numba-cache")
-        / os.environ["PYTEST_XDIST_WORKER"])
+    # starts) gets its own cache, kept in the environment so later runs start warm. Tests that
+    # import ``tests.conftest`` run this file a second time: the folder is named once.
+    _numba = Path(os.environ.get("NUMBA_CACHE_DIR") or Path(sys.prefix) / "numba-cache")
+    if _numba.name != os.environ["PYTEST_XDIST_WORKER"]:
+        _numba = _numba / os.environ["PYTEST_XDIST_WORKER"]
+        os.environ["NUMBA_CACHE_DIR"] = str(_numba)
+        # caches written in the folder named twice (before this was so) are taken over
+        for _old in (_numba / _numba.name).glob("*"):
+            if not (_numba / _old.name).exists():
+                _old.rename(_numba / _old.name)
+        if (_numba / _numba.name).is_dir() and not any((_numba / _numba.name).iterdir()):
+            (_numba / _numba.name).rmdir()
     # One xdist worker per core, like one pool worker per core: the same thread caps as a pool
     # worker gets (pipeline.executor.WORKER_ENV). OpenBLAS's own threads in two workers on two
     # cores made each eigh of the factor analyses 3-7x slower in CPU as well as in time. Set
@@ -36,6 +45,42 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
     for _name, _value in WORKER_ENV.items():
         os.environ.setdefault(_name, _value)
+
+
+
+def _share_numba_caches(root: Path) -> None:
+    """Give every worker's numba cache (``root/gw*``) the kernels another worker compiled.
+
+    Run after a parallel session, when no worker writes: a file lands on either worker from
+    one run to the next, and its kernels were compiled again (seconds each) whenever it moved.
+    A kernel's data files are copied before its index, and a worker's own index is kept.
+    """
+    workers = sorted(p for p in root.glob("gw*") if p.is_dir())
+    for src in workers:
+        for index in src.glob("*/*.nbi"):
+            rel = index.relative_to(src)
+            for dest in workers:
+                target = dest / rel
+                if dest == src or target.exists():
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                stem = index.name[: -len(".nbi")]
+                for data in index.parent.glob(glob.escape(stem) + ".*.nbc"):
+                    shutil.copy2(data, target.parent / data.name)
+                shutil.copy2(index, target)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(
+        session.config.option, "numprocesses", None
+    ):
+        return
+    try:
+        _share_numba_caches(
+            Path(os.environ.get("NUMBA_CACHE_DIR") or Path(sys.prefix) / "numba-cache"))
+    except OSError:  # a cache not shared costs the next run its compilations, nothing else
+        pass
+
 
 # Hypothesis's timing checks (a slow example, slow input generation) read the wall clock: on a
 # shared machine, with the files running in parallel, they fail tests whose properties hold.
