@@ -49,7 +49,14 @@ def add_bundle(db: Path, benchmark: str = "gindex-demo") -> None:
 def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # Its own chart cache: the compact DuckDB copy is cached by the store's digest, one at a
     # time, and a shared cache may be swept by another build between two of these builds.
-    return tmp_path_factory.mktemp("cache")
+    # Drawn charts and checked specs are kept by their content and never swept: those come
+    # from the shared cache (conftest's), so the first build does not draw every chart cold.
+    root = tmp_path_factory.mktemp("cache")
+    shared = Path(os.environ["GMETER_CACHE_DIR"])
+    for name in ("svg", "checked-specs"):
+        (shared / name).mkdir(parents=True, exist_ok=True)
+        (root / name).symlink_to(shared / name, target_is_directory=True)
+    return root
 
 
 @pytest.fixture(scope="module")
