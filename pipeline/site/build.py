@@ -250,11 +250,13 @@ def _spec_text(render: Any, spec: Any) -> str:
 
 
 class _PageWriter:
-    """Renders streamed pages into the ledger, telling their download sizes as they come.
+    """Writes streamed pages and their extra files into the ledger, sizing downloads as they come.
 
-    A page's model lives only while it is written. ``offer`` takes the pages of one pass in
-    order; pages offered when not ``ready`` (a chart of theirs is still to be drawn) wait for
-    the next pass, which :meth:`restart` begins: it writes from the first page not written.
+    Neither a page's model nor an extra file's text outlives its writing (a large site holds
+    hundreds of megabytes of chart drawings). ``offer`` takes the pages of one pass in order,
+    with the extra files made since the previous page; what is offered while not ``ready`` (a
+    chart of it still to draw, blank for now) waits for the next pass, which :meth:`restart`
+    begins: pages and files are written from the first one not written, in the same order.
     """
 
     def __init__(self, ledger: Any, render: Any, assemble: Any, code: str,
@@ -265,7 +267,9 @@ class _PageWriter:
         self.base = dict(sizes)
         self.expected = expected  # the previous build's page count (the progress total)
         self.written = 0  # pages written, counted from the site's first page
+        self.files_written = 0  # extra files written, counted in the order they are made
         self.total = 0  # their bytes
+        self.paths: set[str] = set()  # the extra files written (in any pass)
         self.restart()
 
     def restart(self) -> None:
@@ -273,28 +277,34 @@ class _PageWriter:
         self.count = 0
         self.listed: list[str] = []
         self.sizes = dict(self.base)
-        self.texts: dict[str, str] = {}
-        self.seen = 0
+        self.made = 0  # extra files made in this pass
 
-    def see(self, specs: list[Any]) -> None:
-        """Take in the extra files added to ``specs`` since the last call."""
-        for spec in specs[self.seen:]:
+    def see(self, specs: list[Any], *, write: bool) -> None:
+        """Size (and with ``write``, write) the extra files in ``specs``, then empty it."""
+        for spec in specs:
             text = _spec_text(self.render, spec)
-            self.texts[spec.path] = text
             self.sizes[spec.path] = len(text.encode("utf-8"))
-        self.seen = len(specs)
+            if write and self.made >= self.files_written:
+                if spec.path in self.paths:  # made twice: the last one counts, as in a dict
+                    (self.ledger.tmp / spec.path).unlink()  # never write through a taken link
+                self.total += self.ledger.text(spec.path, text)
+                self.paths.add(spec.path)
+                self.files_written = self.made + 1
+            self.made += 1
+        specs.clear()  # only ever appended to: what is seen is let go
 
     def offer(self, page: Any, specs: list[Any], *, ready: bool) -> None:
         """Write ``page`` (the next of this pass) unless written before or not ``ready``."""
         from pipeline.site.incremental import key_of
 
-        self.see(specs)
         index = self.count
         self.count += 1
+        writing = ready and index == self.written
+        self.see(specs, write=writing or index < self.written)
         # release copies point to the current pages (canonical): only current pages are listed
         if not page.path.startswith("releases/") and page.path != "404.html":
             self.listed.append(page.path)
-        if index != self.written or not ready:
+        if not writing:
             return  # written in an earlier pass, or waiting (with every later page) for the next
         (page,) = self.assemble.with_sizes([page], self.sizes)
         key = key_of(self.code, page.template, page.context, self.extra)
@@ -385,14 +395,13 @@ def _build(
             pages.restart()
             for page in site_pages.iter_pages(site, specs, base_path):
                 pages.offer(page, specs, ready=True)
-        pages.see(specs)
+        pages.see(specs, write=True)  # the files made after the last page
         if progress:
             progress("rendering pages", pages.written, pages.written)
-        files = {**pages.texts, **api}
         total = pages.total
         n_pages = pages.count
         listed = pages.listed
-    for rel, text in files.items():
+    for rel, text in api.items():
         total += ledger.text(rel, text)
     total += ledger.text("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
     total += ledger.text("sitemap.xml", sitemap(listed, absolute or base_path))

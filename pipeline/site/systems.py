@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from pipeline.site import charts as ch
@@ -100,8 +100,10 @@ def entry_names(
 
 def system_pages(
     site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav], files: list[SpecFile]
-) -> list[Page]:
+) -> Iterator[Page]:
     """The pages of every system (grouped by system name across benchmarks) in one version.
+
+    Yielded one system at a time (a large board has thousands): the build holds one page.
 
     One history line per *entry* (bundle and agent), never per name: two bundles of one
     system on one board are two lines. A collection (a bundle of many agents) shows its
@@ -127,12 +129,10 @@ def system_pages(
             b = site.bundle(bm.id, e.bundle, e.content_hash)
             name = b.system_name if b else e.bundle
             grouped[name].append((bm.id, e, b))
-    pages = []
     for name in sorted(grouped):
         if site.system_home(prefix, name) != prefix:
             continue  # a light release copy links to the current page
-        pages.extend(_system_pages(site, vd, prefix, nav, files, name, grouped[name]))
-    return pages
+        yield from _system_pages(site, vd, prefix, nav, files, name, grouped[name])
 
 
 def _system_pages(
@@ -276,7 +276,9 @@ def _provenance(path: str, bm_link: Link, b: BundleRow) -> Provenance:
     )
 
 
-def agent_pages(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> list[Page]:
+def agent_pages(
+    site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]
+) -> Iterator[Page]:
     """One page per agent that came inside a collection bundle (e.g. R2D2 in the ALE systems).
 
     The URL is ``agents/<stable slug>/``: a function of the agent's name alone. The page lists
@@ -294,7 +296,6 @@ def agent_pages(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav
                     found[e.agent].append((bm.id, e, system))
     bms = {bm.id: bm for bm in vd.benchmarks}
     latest = site.latest
-    pages = []
     for agent in sorted(found):
         if site.agent_home(prefix, agent) != prefix:
             continue  # a light release copy links to the current page
@@ -333,8 +334,7 @@ def agent_pages(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav
             tuple(entries),
             tuple(systems[k] for k in sorted(systems)),
         )
-        pages.append(Page(path, "agent.html", ctx))
-    return pages
+        yield Page(path, "agent.html", ctx)
 
 
 def systems_index(site: Site, vd: VersionData, prefix: str, nav: Callable[..., Nav]) -> Page:
