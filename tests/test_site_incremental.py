@@ -172,6 +172,7 @@ def test_a_cold_cache_is_drawn_in_parallel_with_the_same_bytes(tmp_path, monkeyp
         return drawn[-1]
 
     monkeypatch.setattr(svgrender, "draw_all", counting)
+    monkeypatch.setattr(svgrender, "DRAW_SLICE", 3)  # several slices, each stored as it comes
     sites = []
     # all in place; all deferred (every page waits); a few in place, then deferred (the
     # pages before the first deferred chart are written at once, the rest after the drawing)

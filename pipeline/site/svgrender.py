@@ -199,6 +199,10 @@ class Batch:
 _BATCHES: list[Batch] = []
 
 
+DRAW_SLICE = 2000
+"""Deferred charts drawn per call of the pool (their SVGs are stored before the next slice)."""
+
+
 @contextmanager
 def batched() -> Iterator[Batch]:
     """Collect the charts missing from the cache while pages are assembled.
@@ -233,16 +237,19 @@ def draw_all(batch: Batch, workers: int | None = None) -> int:
     keys = sorted(batch.deferred)
     if not keys:
         return 0
-    texts = [batch.deferred[k] for k in keys]
     try:
         with get_executor("local", workers) as ex:
-            drawn = ex.map(_draw, texts, label="drawing charts")
+            # in slices, each stored as it comes: a large site's drawings (hundreds of MB)
+            # are never all in memory at once
+            for i in range(0, len(keys), DRAW_SLICE):
+                part = keys[i : i + DRAW_SLICE]
+                drawn = ex.map(_draw, [batch.deferred[k] for k in part], label="drawing charts")
+                for key, svg in zip(part, drawn, strict=True):
+                    if svg is not None:
+                        cache_put(_cache_file(key), svg)
     except Exception:  # no pool here (a frozen script, no semaphores): they are drawn in place
         batch.deferred.clear()
         return 0
-    for key, svg in zip(keys, drawn, strict=True):
-        if svg is not None:
-            cache_put(_cache_file(key), svg)
     batch.deferred.clear()
     return len(keys)
 
