@@ -658,7 +658,7 @@ def iter_pages(site: Site, specs: list[SpecFile], base: str = "/") -> Iterator[P
     told while the site streams (:func:`with_sizes`): the build holds one page model at a
     time, not the site's (hundreds of thousands of system pages on a large benchmark).
     """
-    from pipeline.site.cite import board_bib, citation_cff, papers_bib, release_bib
+    from pipeline.site.cite import board_bib, release_bib
     from pipeline.site.model import site_url
     from pipeline.site.redirects import redirect_pages
     from pipeline.site.systems import agent_pages, systems_index
@@ -707,8 +707,7 @@ def iter_pages(site: Site, specs: list[SpecFile], base: str = "/") -> Iterator[P
             yield from redirect_pages(vd, prefix, built, partial(site.system_home, prefix))
     if site.latest is not None:
         yield from global_pages(site, base)
-        specs.append(SpecFile("CITATION.cff", None, citation_cff(site, root)))
-        specs.append(SpecFile("cite/papers.bib", None, papers_bib()))
+        specs.extend(site_wide_files(site, base))
 
 
 def site_wide_files(site: Site, base: str = "/") -> list[SpecFile]:
