@@ -168,3 +168,25 @@ def test_board_psychometric_view_on_mazes_matches_the_supplement():
     tet = res.charts["generality_psychometric"]["fa"]["tetrachoric"]
     assert tet["mean_loading"] == pytest.approx(0.4649, abs=0.001)
     assert any("reliability" in n for n in res.notes)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_board_correlations_equal_scipys(seed):
+    """The board's Pearson and Spearman (numpy, to keep scipy.stats out of ``score``) equal scipy's,
+    ties, large magnitudes and tiny samples included; undefined ones are NaN."""
+    from scipy.stats import pearsonr
+
+    from pipeline.tracks.generality.psychometrics import _pearson_spearman
+
+    rng = np.random.default_rng(seed)
+    for n in (3, 4, 11, 60):
+        x = rng.integers(0, 4, n) * 0.25 if seed % 2 else rng.normal(size=n) * 10.0 ** seed
+        y = rng.integers(0, 3, n).astype(float) if seed % 3 else 2 * x + rng.normal(size=n)
+        if np.ptp(x) == 0 or np.ptp(y) == 0:
+            assert all(np.isnan(_pearson_spearman(x, y)))
+            continue
+        r, rho = _pearson_spearman(x, y)
+        assert r == pytest.approx(pearsonr(x, y)[0], abs=1e-12)
+        assert rho == pytest.approx(spearmanr(x, y)[0], abs=1e-12)
+    assert all(np.isnan(_pearson_spearman(np.ones(5), np.arange(5.0))))
+    assert all(np.isnan(_pearson_spearman(np.arange(2.0), np.arange(2.0))))

@@ -12,8 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import expit
-from scipy.stats import chi2
+from scipy.special import chdtrc, expit  # chdtrc: chi2.sf without importing scipy.stats
 
 from pipeline.metrics.generality.mml import Quadrature, quadrature
 
@@ -158,5 +157,5 @@ def s_x2(
         stat[i] = sum(ng * (o - e) ** 2 / (e * (1 - e)) for ng, o, e in groups)
         df[i] = g
     with np.errstate(invalid="ignore"):
-        pv = np.where(np.isfinite(stat), chi2.sf(stat, np.nan_to_num(df, nan=1.0)), np.nan)
+        pv = np.where(np.isfinite(stat), chdtrc(np.nan_to_num(df, nan=1.0), stat), np.nan)
     return SX2(statistic=stat, df=df, p_value=pv)

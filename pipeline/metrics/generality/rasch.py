@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.stats import chi2
+from scipy.special import chdtrc  # chi2.sf without importing scipy.stats (0.7 s)
 
 #: The test is computed on at most this many items (conditional likelihood costs items³).
 MAX_ITEMS = 400
@@ -202,7 +202,7 @@ def andersen_test(y: np.ndarray, items: tuple[str, ...]) -> AndersenTest | None:
     return AndersenTest(
         statistic=float(max(stat, 0.0)),
         df=df,
-        p_value=float(chi2.sf(max(stat, 0.0), df)),
+        p_value=float(chdtrc(df, max(stat, 0.0))),  # df >= 1 here
         agents=int(complete.shape[0]),
         low=int(groups[0].shape[0]),
         high=int(groups[1].shape[0]),
