@@ -66,3 +66,66 @@ def test_real_altair_charts_give_the_checked_dict(cache: Path) -> None:
     expected = chart.to_dict()
     assert checked_dict(chart) == expected
     assert checked_dict(chart) == expected  # the second time from the record
+
+
+def _templates() -> list[tuple[Any, tuple[Any, ...]]]:
+    """Every kept template function of the site's charts, with argument sets a build uses."""
+    from pipeline.site import charts
+
+    return [
+        (charts._interval_template, ("score",)),
+        (charts._line_template, ("x", "y", True, True, False, True, True, False, True)),
+        (charts._line_template, ("day", "y", False, False, True, False, True, False, False,
+                                 False, 7, (0.0, 1.0))),
+        (charts._scatter_template, ("x", "y", "", True, True, True, False, True, 0, None)),
+        (charts._bar_template, ("agent", "score")),
+    ]
+
+
+def test_kept_templates_equal_the_ones_made_and_survive_a_broken_cache(cache: Path) -> None:
+    """A template read back from the cache is the dict Altair makes; a corrupt file is remade."""
+    import json
+
+    cases = _templates()
+    made = [fn.__wrapped__(*args) for fn, args in cases]  # Altair, no cache
+    for (fn, args), fresh in zip(cases, made, strict=True):
+        fn.cache_clear()
+        assert fn(*args) == fresh  # made, stored
+        fn.cache_clear()
+        read = fn(*args)  # from the file
+        assert read == fresh and json.dumps(read) == json.dumps(fresh)
+    files = sorted((cache / checked_specs.TEMPLATES).rglob("*.json"))
+    assert len(files) == len({(fn.__qualname__, args) for fn, args in cases})
+    for f in files:
+        f.write_text("{ not json", encoding="utf-8")
+    for (fn, args), fresh in zip(cases, made, strict=True):
+        fn.cache_clear()
+        assert fn(*args) == fresh
+
+
+def test_a_kept_template_is_keyed_by_its_arguments_altair_and_the_code(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.site import incremental
+
+    calls: list[tuple[Any, ...]] = []
+
+    def make(*args: Any) -> dict[str, Any]:
+        calls.append(args)
+        return {"mark": "point", "title": list(args)}
+
+    kept = checked_specs.kept_template(make)
+    assert kept("a", 1) == {"mark": "point", "title": ["a", 1]}
+    kept.cache_clear()
+    kept("a", 1)
+    assert len(calls) == 1  # read back
+    kept("a", 2)
+    assert len(calls) == 2  # other arguments: made
+    kept.cache_clear()
+    monkeypatch.setattr(checked_specs, "_altair", lambda: "0.0.0")
+    kept("a", 1)
+    assert len(calls) == 3  # another Altair: made again
+    kept.cache_clear()
+    monkeypatch.setattr(incremental, "code_digest", lambda: "other code")
+    kept("a", 1)
+    assert len(calls) == 4  # other code: made again

@@ -53,7 +53,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # from the shared cache (conftest's), so the first build does not draw every chart cold.
     root = tmp_path_factory.mktemp("cache")
     shared = Path(os.environ["GMETER_CACHE_DIR"])
-    for name in ("svg", "checked-specs"):
+    for name in ("svg", "svg-final", "checked-specs", "chart-templates"):
         (shared / name).mkdir(parents=True, exist_ok=True)
         (root / name).symlink_to(shared / name, target_is_directory=True)
     return root

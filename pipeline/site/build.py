@@ -218,11 +218,14 @@ def build_site(
     kept_files = {name: (out / name).read_bytes() for name in KEEP
                   if (out / name).is_file() and not (out / name).is_symlink()}  # fmt: skip
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.build-{os.getpid()}-", dir=out.parent))
+    pending: list[Any] = []  # exports left running in threads (see exports.export_data)
     try:
         with using_cache(cache):
             return _build(db_path, out, tmp, old, states, kept_files, base_path, search,
-                          incremental, progress, started, config, overrides)
+                          incremental, progress, started, config, overrides, pending)
     finally:
+        for work in pending:  # a failed build: none may still write into tmp or the cache
+            work.join()
         # the override folder is this build's only (render is loaded only when pages change)
         loaded = sys.modules.get("pipeline.site.render")
         if loaded is not None:
@@ -332,8 +335,14 @@ def _build(
     started: float,
     config: SiteConfig = DEFAULT,
     overrides: Path | None = None,
+    pending: list[Any] | None = None,
 ) -> BuildReport:
-    """The phases of :func:`build_site` inside its temporary folder and chart cache."""
+    """The phases of :func:`build_site` inside its temporary folder and chart cache.
+
+    ``pending`` collects the exports left running in threads; each is waited for before the
+    files are listed for the manifest.
+    """
+    pending = [] if pending is None else pending
     from pipeline.site.incremental import Ledger, code_digest, key_of
     from pipeline.site.model import site_url
     from pipeline.store import open_store
@@ -361,7 +370,7 @@ def _build(
         ledger = Ledger(tmp, out, old)
         snapshot = read_snapshot(store)
         site = site_model.analyse(snapshot, config)
-        exports.export_data(store, tmp / "data", ledger)
+        exports.export_data(store, tmp / "data", ledger, pending)
         exports.write_raw_files(store, site, tmp, ledger)
         # Files every board links, made before the pages stream: their sizes are known first.
         api = {rel: render.dumps(doc) + "\n"
@@ -411,6 +420,8 @@ def _build(
         ledger.write(name, data)
     ledger.text(".nojekyll", "")
     ledger.text(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
+    for work in pending:  # the compacted DuckDB copy, made while the pages were
+        work.wait()
     if search:
         from pipeline.site.search import index_site
 

@@ -19,15 +19,29 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
-import altair as alt
-
 from pipeline.site.chartdata import clean
-from pipeline.site.checked_specs import checked_dict
+from pipeline.site.checked_specs import checked_dict, kept_template
 from pipeline.tracks.presentation import Axis, Records, fmt
 from pipeline.untrusted import csv_cell, csv_number_or_cell
+
+
+class _Altair:
+    """Altair, imported when a template is first made (0.3 s a process).
+
+    Templates are kept in the chart cache (:func:`~pipeline.site.checked_specs.kept_template`):
+    a build whose templates are all kept never imports it.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        import altair
+
+        return getattr(altair, name)
+
+
+alt: Any = _Altair()
+
 
 THEME: dict[str, Any] = {
     # Drawn at build time by vl-convert, which measures text with the fonts it finds: a
@@ -183,7 +197,7 @@ def _unique_labels(records: Records, source: str) -> Records:
     return out
 
 
-@lru_cache(maxsize=64)
+@kept_template
 def _interval_template(x_title: str) -> dict[str, Any]:
     base = alt.Chart(alt.Data(name="values"))
     y = alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=0))
@@ -297,7 +311,7 @@ def _x_tip(title: str, temporal: bool) -> Any:
     return alt.Tooltip("x:Q", title=title, format=NUM_FORMAT)
 
 
-@lru_cache(maxsize=64)
+@kept_template
 def _line_template(
     x_title: str,
     y_title: str,
@@ -418,7 +432,7 @@ def line_chart(
 # --------------------------------------------------------------------------- scatter
 
 
-@lru_cache(maxsize=64)
+@kept_template
 def _scatter_template(
     x_title: str,
     y_title: str,
@@ -744,7 +758,7 @@ def scatter_chart(
 # --------------------------------------------------------------------------- heatmap, bars
 
 
-@lru_cache(maxsize=64)
+@kept_template
 def _heatmap_template(
     value_title: str,
     row_title: str,
@@ -836,7 +850,7 @@ def heatmap_chart(
     )
 
 
-@lru_cache(maxsize=64)
+@kept_template
 def _bar_template(cat_title: str, value_title: str) -> dict[str, Any]:
     bar = (
         alt.Chart(alt.Data(name="values"))
