@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -724,3 +725,59 @@ def test_the_views_file_reads_every_table_from_its_parquet_file(site: Path) -> N
         for name in names:
             n = full.execute(f'select count(*) from "{name}"').fetchone()
             assert con.execute(f'select count(*) from "{name}"').fetchone() == n, name
+
+
+def test_a_failed_search_index_fails_the_build_and_keeps_the_site(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pagefind runs while the links are checked; its failure still fails the build whole."""
+    import pagefind.service
+
+    out = tmp_path / "public"
+    shutil.copytree(site, out)
+    before = _snapshot(out)
+    fake = tmp_path / "bin" / "pagefind"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\necho 'index: out of cheese' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(pagefind.service, "_must_get_executable", lambda: fake)
+    with pytest.raises(BuildError, match=r"pagefind exited with 3\): index: out of cheese"):
+        build_site(site.parent / "store.duckdb", out, incremental=False)
+    assert _snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin", "public"]
+
+
+def test_an_error_while_pagefind_runs_stops_it(
+    site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pagefind.service
+
+    import pipeline.site.linkcheck
+
+    out = tmp_path / "public"
+    shutil.copytree(site, out)
+    before = _snapshot(out)
+    pid_file = tmp_path / "pagefind.pid"
+    fake = tmp_path / "bin" / "pagefind"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(pagefind.service, "_must_get_executable", lambda: fake)
+
+    def failing(root: Path, **kw: object) -> list[object]:
+        import time
+
+        for _ in range(200):  # Pagefind has started (the crash comes while it runs)
+            if pid_file.is_file() and pid_file.read_text().strip():
+                break
+            time.sleep(0.05)
+        raise RuntimeError("link checker crashed (simulated)")
+
+    monkeypatch.setattr(pipeline.site.linkcheck, "check_site", failing)
+    with pytest.raises(RuntimeError, match="simulated"):
+        build_site(site.parent / "store.duckdb", out, incremental=False)
+    assert _snapshot(out) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bin", "pagefind.pid", "public"]
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # killed and reaped, not left running
+        os.kill(pid, 0)

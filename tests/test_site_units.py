@@ -498,3 +498,17 @@ def test_concurrent_builds_publish_one_compacted_store(
     exports._publish_duckdb(c, out / "c1")
     assert (out / "c1").read_bytes() == b"theirs"
     assert not list((tmp_path / "cache" / "duckdb").glob("*.tmp"))
+
+
+def test_files_written_after_the_link_check_count_only_when_named(tmp_path: Path) -> None:
+    """The build checks links while Pagefind runs, before the manifest is written: the
+    manifest is named as a later file; any other missing file is still broken."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text(
+        '<a href="../data/manifest.json">m</a> <a href="../data/other.json">o</a>'
+    )
+    before = {(b.page, b.link) for b in check_site(tmp_path)}
+    assert before == {("a/index.html", "../data/manifest.json"),
+                      ("a/index.html", "../data/other.json")}  # fmt: skip
+    after = check_site(tmp_path, later=("data/manifest.json",))
+    assert [(b.page, b.link) for b in after] == [("a/index.html", "../data/other.json")]

@@ -422,21 +422,31 @@ def _build(
     ledger.text(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
     for work in pending:  # the compacted DuckDB copy, made while the pages were
         work.wait()
+    indexing = None
     if search:
-        from pipeline.site.search import index_site
+        from pipeline.site.search import start_index
 
         pages_key = key_of(sorted((rel, v[0]) for rel, v in ledger.new.files.items()
                                   if rel.endswith(".html")))  # fmt: skip
         if not ledger.reuse_tree("pagefind/", pages_key):
             frozen = {vd.prefix.split("/")[0] for vd in site.versions if vd.prefix}
-            index_site(tmp, skip=sorted(frozen))
+            indexing = start_index(tmp, skip=sorted(frozen))
+    try:
+        # links are checked while Pagefind indexes (it writes only under pagefind/, which no
+        # page links); the manifest, written after the index, is linked from every page
+        broken = linkcheck.check_site(tmp, base=base_path, known=ledger.known_links(),
+                                      parsed_out=ledger.new.links,
+                                      later=("data/manifest.json",))  # fmt: skip
+        if indexing is not None:
+            indexing.wait()
             ledger.adopt_tree("pagefind")
             ledger.new.keys["pagefind/"] = pages_key
+    finally:
+        if indexing is not None:
+            indexing.stop()
     ledger.adopt_tree()  # anything another writer left
     listing = ledger.manifest(exclude="data/manifest.json")
     ledger.text("data/manifest.json", render.dumps(listing) + "\n")
-    broken = linkcheck.check_site(tmp, base=base_path, known=ledger.known_links(),
-                                  parsed_out=ledger.new.links)  # fmt: skip
     if broken:
         shown = "\n".join(f"  {b}" for b in broken[:20])
         more = f"\n  … and {len(broken) - 20} more" if len(broken) > 20 else ""

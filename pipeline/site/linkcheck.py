@@ -79,6 +79,7 @@ def check_site(
     base: str = "/",
     known: Mapping[str, Sequence[Any]] | None = None,
     parsed_out: dict[str, list[Any]] | None = None,
+    later: Sequence[str] = (),
 ) -> list[BrokenLink]:
     """Check every HTML page under ``root``; return the broken links, sorted.
 
@@ -88,6 +89,7 @@ def check_site(
     ``known`` gives the ``[links, ids]`` of pages already parsed (an incremental build's
     pages taken over unchanged): they are checked against the new site without being read.
     ``parsed_out`` receives the ``[links, ids]`` of every page, for the next build.
+    ``later`` names files (not pages) the build writes after the check, which links may name.
     """
     root = Path(root)
     files: set[str] = set()
@@ -97,6 +99,12 @@ def check_site(
         rel = "" if rel == "." else rel
         dirs.update(posixpath.join(rel, d) if rel else d for d in dirnames)
         files.update(posixpath.join(rel, f) if rel else f for f in filenames)
+    for rel in later:
+        files.add(rel)
+        parent = posixpath.dirname(rel)
+        while parent:
+            dirs.add(parent)
+            parent = posixpath.dirname(parent)
     parsed: dict[str, _Parsed] = {}
 
     def page(rel: str) -> _Parsed:

@@ -26,6 +26,47 @@ def index_site(root: Path, skip: Sequence[str] = ()) -> None:
     Pagefind does not read them at all, which halves its time on a site with releases and
     gives the same index (only ``data-pagefind-body`` pages are indexed either way).
     """
+    start_index(root, skip).wait()
+
+
+class IndexRun:
+    """Pagefind indexing a site in its own process (:func:`start_index`); :meth:`wait` ends it.
+
+    The build checks its links while Pagefind runs (a second core's worth of a build).
+    """
+
+    def __init__(self, proc: subprocess.Popen[str], root: Path) -> None:
+        self.proc, self.root = proc, root
+
+    def wait(self) -> None:
+        """Wait for Pagefind (at most :data:`TIMEOUT` seconds); raise if it failed."""
+        try:
+            out, err = self.proc.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired as exc:
+            self.proc.kill()
+            self.proc.communicate()
+            raise BuildError(f"the search index could not be built: {exc}") from exc
+        if self.proc.returncode != 0:
+            tail = (err or out or "").strip().splitlines()[-5:]
+            raise BuildError(
+                "the search index could not be built (pagefind exited with "
+                f"{self.proc.returncode}): " + " | ".join(tail)
+            )
+        if not (self.root / "pagefind" / "pagefind.js").is_file():
+            raise BuildError(
+                "pagefind wrote no pagefind/pagefind.js", hint="check the pagefind version"
+            )
+
+    def stop(self) -> None:
+        """End Pagefind if it still runs (a build that failed meanwhile)."""
+        if self.proc.returncode is None:  # not waited for yet
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.communicate()
+
+
+def start_index(root: Path, skip: Sequence[str] = ()) -> IndexRun:
+    """Start Pagefind on the site under ``root`` (see :func:`index_site`); return the run."""
     try:
         from pagefind.service import _must_get_executable  # the binary of pagefind-bin
     except ImportError as exc:
@@ -52,23 +93,8 @@ def index_site(root: Path, skip: Sequence[str] = ()) -> None:
         tops = sorted(p.name for p in root.iterdir() if p.is_dir() and p.name not in skip)
         cmd += ["--glob", "{" + ",".join(["*.html", *(f"{t}/**/*.html" for t in tops)]) + "}"]
     try:
-        done = subprocess.run(
-            cmd,
-            capture_output=True,
-            text=True,
-            timeout=TIMEOUT,
-            check=False,
-            stdin=subprocess.DEVNULL,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                stdin=subprocess.DEVNULL)  # fmt: skip
+    except OSError as exc:
         raise BuildError(f"the search index could not be built: {exc}") from exc
-    if done.returncode != 0:
-        tail = (done.stderr or done.stdout).strip().splitlines()[-5:]
-        raise BuildError(
-            "the search index could not be built (pagefind exited with "
-            f"{done.returncode}): " + " | ".join(tail)
-        )
-    if not (root / "pagefind" / "pagefind.js").is_file():
-        raise BuildError(
-            "pagefind wrote no pagefind/pagefind.js", hint="check the pagefind version"
-        )
+    return IndexRun(proc, root)
