@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -904,11 +904,13 @@ class Store:
         import csv
 
         cur = self.con.execute(query)
+        convert = [_csv_converter(types.get(c, "")) for c in cols]
         with open(path, "w", encoding="utf-8", newline="") as fh:
             w = csv.writer(fh, lineterminator="\n")
             w.writerow([csv_cell(c) for c in cols])
             while batch := cur.fetchmany(10_000):
-                w.writerows([[_csv_value(v) for v in row] for row in batch])
+                w.writerows([[v if f is None else f(v) for f, v in zip(convert, row, strict=True)]
+                             for row in batch])  # fmt: skip
 
     def close(self) -> None:
         """Close the connection (checkpointing the file)."""
@@ -935,6 +937,24 @@ class Store:
             [content_hash],
         ).fetchall()
         return {r[0]: bytes(r[1]) for r in rows}
+
+
+_CSV_NUMBERS = frozenset({"TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                          "USMALLINT", "UINTEGER", "UBIGINT", "FLOAT", "DOUBLE"})  # fmt: skip
+"""Column types DuckDB returns as Python ``int``/``float`` (or ``None``, which CSV writes empty)."""
+
+
+def _csv_converter(column_type: str) -> Callable[[Any], Any] | None:
+    """What :func:`_csv_value` does to a column's cells, chosen once per column.
+
+    ``None`` for numbers (the cell as it is: a tenth of the time of a per-cell type test on
+    the large tables); text is neutralised; any other type goes through :func:`_csv_value`.
+    """
+    if column_type in _CSV_NUMBERS:
+        return None
+    if column_type == "VARCHAR":
+        return csv_cell
+    return _csv_value
 
 
 def _csv_value(value: Any) -> Any:
