@@ -512,3 +512,26 @@ def test_files_written_after_the_link_check_count_only_when_named(tmp_path: Path
                       ("a/index.html", "../data/other.json")}  # fmt: skip
     after = check_site(tmp_path, later=("data/manifest.json",))
     assert [(b.page, b.link) for b in after] == [("a/index.html", "../data/other.json")]
+
+
+def test_compiled_templates_are_kept_and_a_damaged_one_is_compiled_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pipeline.site import render
+
+    monkeypatch.setenv("GMETER_CACHE_DIR", str(tmp_path))
+    sample = "_macros.html"
+    try:
+        render.environment.cache_clear()
+        made = render.environment().get_template(sample)
+        kept = sorted((tmp_path / "jinja").glob("*.cache"))
+        assert kept  # compiled once, kept
+        render.environment.cache_clear()
+        again = render.environment().get_template(sample)  # from the kept code
+        assert again.module.__dict__.keys() == made.module.__dict__.keys()
+        for f in kept:
+            f.write_bytes(b"damaged")
+        render.environment.cache_clear()
+        assert render.environment().get_template(sample) is not None  # compiled again
+    finally:
+        render.environment.cache_clear()
