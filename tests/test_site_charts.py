@@ -192,3 +192,31 @@ def test_a_compact_chart_keeps_its_texts_and_rounds_only_its_shapes() -> None:
         for value in re.findall(r'\s(?:d|transform)="([^"]*)"', raw):
             assert not re.search(r"\.\d{3}", value), value
         assert raw.count("font-family=") == 1
+
+
+def test_a_pages_new_charts_drawn_side_by_side_equal_those_drawn_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """draw_page (threads) stores the drawings render() would make; deferral is respected."""
+    from pipeline.site import svgrender
+    from pipeline.site.svgrender import NARROW, WIDE, batched, draw_page, render
+
+    specs = [ch.scatter_chart(f"c{k}", [{"label": f"p{i}", "x": i * k, "y": i / (k + 1)}
+                                        for i in range(6)], title="t", x=("a", ""),
+                              y=("b", ""), labels=True).spec for k in range(1, 4)]  # fmt: skip
+    monkeypatch.setenv("GMETER_CACHE_DIR", str(tmp_path / "serial"))
+    serial = [render(s, w) for s in specs for w in (WIDE, NARROW)]
+    monkeypatch.setenv("GMETER_CACHE_DIR", str(tmp_path / "threads"))
+    assert draw_page(specs, (WIDE, NARROW)) == 6
+    assert len(list((tmp_path / "threads" / "svg").glob("*.svg"))) == 6
+    assert draw_page(specs, (WIDE, NARROW)) == 0  # all drawn: nothing to do
+    assert [render(s, w) for s in specs for w in (WIDE, NARROW)] == serial
+    # a batch that would defer these keeps them for the pool (nothing drawn here)
+    monkeypatch.setenv("GMETER_CACHE_DIR", str(tmp_path / "deferred"))
+    monkeypatch.setattr(svgrender, "DEFER_AFTER", 4)
+    with batched() as batch:
+        assert draw_page(specs, (WIDE, NARROW)) == 0
+        assert batch.misses == 0
+    with batched() as batch:
+        assert draw_page(specs[:2], (WIDE,)) == 2
+        assert batch.misses == 2  # counted as render() counts a chart it draws

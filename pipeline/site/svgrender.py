@@ -274,6 +274,40 @@ def draw_all(batch: Batch, workers: int | None = None) -> int:
     return len(keys)
 
 
+def draw_page(specs: list[dict[str, Any]], widths: tuple[int, ...]) -> int:
+    """Draw one page's missing charts at once, on all cores, into the cache; return how many.
+
+    A page's charts (several, each wide and narrow) were drawn one after another while the
+    page was made: with a few new ones (one new bundle) that was most of a build's drawing
+    time. Vega's drawing runs outside Python's lock, so threads draw them side by side; then
+    :func:`render` finds them drawn. Charts the batch would defer (more than
+    :data:`DEFER_AFTER` in the build) are left to it; one that cannot be drawn is left to
+    :func:`render`, whose error names it.
+    """
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    todo: dict[str, str] = {}
+    for spec in specs:
+        for width in widths:
+            text = json.dumps(sized(spec, width), sort_keys=True, separators=(",", ":"),
+                              default=str)  # fmt: skip
+            key = _key(text, width)
+            if not (_final_file(key).is_file() or _cache_file(key).is_file()):
+                todo[key] = text
+    batch = _BATCHES[-1] if _BATCHES else None
+    workers = min(len(todo), os.cpu_count() or 1)
+    if workers < 2 or (batch is not None and batch.misses + len(todo) > DEFER_AFTER):
+        return 0
+    if batch is not None:
+        batch.misses += len(todo)  # counted as render would have counted them
+    with ThreadPoolExecutor(workers) as pool:
+        for key, svg in zip(todo, pool.map(_draw, todo.values()), strict=True):
+            if svg is not None:
+                cache_put(_cache_file(key), svg)
+    return len(todo)
+
+
 def render(spec: dict[str, Any], width: int) -> Svg:
     """Draw ``spec`` at ``width`` as SVG (memoised and cached on disk)."""
     s = sized(spec, width)

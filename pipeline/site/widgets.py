@@ -84,6 +84,8 @@ def blocks(
     from pipeline.site import svgrender
 
     res: list[ChartBlock] = []
+    widths = (svgrender.WIDE,) if light else (svgrender.WIDE, svgrender.NARROW)
+    svgrender.draw_page([c.spec for c in specs], widths)  # the new ones side by side
     for c in specs:
         try:
             wide = svgrender.render(c.spec, svgrender.WIDE)
