@@ -129,3 +129,25 @@ def test_a_kept_template_is_keyed_by_its_arguments_altair_and_the_code(
     monkeypatch.setattr(incremental, "code_digest", lambda: "other code")
     kept("a", 1)
     assert len(calls) == 4  # other code: made again
+
+
+def test_each_code_keeps_its_own_folder_and_old_ones_go(
+    cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+    import time
+
+    from pipeline.site import assets, incremental
+
+    root = cache / "svg-final"
+    old, recent = root / ("0" * 16), root / ("1" * 16)
+    for folder in (old, recent):
+        (folder / "ab").mkdir(parents=True)
+        (folder / "ab" / "x.svg").write_text("<svg/>")
+    stale = time.time() - assets.CODE_KEPT_SECONDS - 60
+    os.utime(old, (stale, stale))
+    monkeypatch.setattr(incremental, "code_digest", lambda: "f" * 64)
+    here = assets.code_cache_dir("svg-final")
+    assert here == root / ("f" * 16) and here.is_dir()
+    assert not old.exists()  # another code's folder, unused for a week
+    assert (recent / "ab" / "x.svg").is_file()  # another code's, in use lately: kept

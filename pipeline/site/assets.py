@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import lru_cache
@@ -98,6 +100,39 @@ def vega_bundle() -> str:
     text = _generate(vl_convert)
     cache_put(cached, text)
     return text
+
+
+CODE_KEPT_SECONDS = 7 * 24 * 3600
+"""Cache folders of another gmeter code (:func:`code_cache_dir`) unused this long are removed."""
+
+
+def code_cache_dir(name: str) -> Path:
+    """``cache_dir()/name/<code>``: files only this code makes (kept templates, final drawings).
+
+    Each version of gmeter's code has its own folder, so one made by an older code is never
+    read; folders of other codes unused for :data:`CODE_KEPT_SECONDS` are removed (a cache
+    kept by CI would otherwise grow with every upgrade). A process marks its folder used once.
+    """
+    from pipeline.site.incremental import code_digest
+
+    return _code_cache_dir(cache_dir(), name, code_digest()[:16])
+
+
+@lru_cache(maxsize=16)
+def _code_cache_dir(cache: Path, name: str, code: str) -> Path:
+    root = cache / name
+    here = root / code
+    try:
+        now = time.time()
+        for old in root.iterdir() if root.is_dir() else ():
+            if old.is_dir() and not old.is_symlink() and old != here \
+                    and now - old.stat().st_mtime > CODE_KEPT_SECONDS:  # fmt: skip
+                shutil.rmtree(old, ignore_errors=True)
+        here.mkdir(parents=True, exist_ok=True)
+        os.utime(here)  # in use
+    except OSError:
+        pass  # a read-only cache: nothing is kept, nothing fails
+    return here
 
 
 def cache_put(path: Path, text: str) -> None:

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from pipeline.site.assets import cache_dir, cache_put
+from pipeline.site.assets import cache_dir, cache_put, code_cache_dir
 
 FOLDER = "checked-specs"
 TEMPLATES = "chart-templates"
@@ -77,7 +77,7 @@ def kept_template(make: Callable[..., dict[str, Any]]) -> Callable[..., dict[str
 
         what = json.dumps([make.__module__, make.__qualname__, list(args)], default=repr)
         key = hashlib.sha256(f"{what}\naltair {_altair()}\n{code_digest()}".encode()).hexdigest()
-        path = cache_dir() / TEMPLATES / key[:2] / f"{key}.json"
+        path = code_cache_dir(TEMPLATES) / key[:2] / f"{key}.json"
         try:
             found = json.loads(path.read_text(encoding="utf-8"))
             if isinstance(found, dict):

@@ -187,13 +187,12 @@ def _render_cached(key: str, text: str, width: int) -> str:
 def _final_file(key: str) -> Path:
     """Where the drawing of ``key`` is kept as pages show it (compacted, ids canonical).
 
-    Named by this code too (:func:`~pipeline.site.incremental.code_digest`): a change to
+    Kept per code (:func:`~pipeline.site.assets.code_cache_dir`): a change to
     :func:`compact` or :func:`canonical_ids` makes them again from the drawings, which stay.
     """
-    from pipeline.site.incremental import code_digest
+    from pipeline.site.assets import code_cache_dir
 
-    final = hashlib.sha256(f"{key}\n{code_digest()}".encode()).hexdigest()
-    return cache_dir() / "svg-final" / final[:2] / f"{final[:40]}.svg"
+    return code_cache_dir("svg-final") / key[:2] / f"{key[:40]}.svg"
 
 
 def _final_cached(key: str) -> str | None:
