@@ -20,6 +20,11 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[all,test]'
 	$(BIN)/python -m pipeline.lab.aiq.gym_hook >/dev/null  # import gymnasium registers gmeter/*
+	@# numba compiles the AIQ kernels on first use (~20 s); compile them once, here, into the
+	@# seed each test worker's numba cache starts from (tests/conftest.py), instead of in every
+	@# worker of a fresh checkout's first `make test`. Best effort: tests compile what is missing.
+	NUMBA_CACHE_DIR=$(VENV)/numba-cache/seed $(BIN)/python -m pipeline.metrics.aiq.warmup \
+	  >/dev/null || echo "could not compile the AIQ kernels ahead: the tests will compile them"
 	touch $(STAMP)
 
 install: $(STAMP)  ## create .venv and install gmeter with every extra and the test tools

@@ -48,6 +48,13 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 
 
 
+def _copy_atomic(src: Path, dest: Path) -> None:
+    """Copy a file so that ``dest`` is never seen half written (an interrupted run included)."""
+    tmp = dest.with_name(f"{dest.name}.tmp{os.getpid()}")
+    shutil.copy2(src, tmp)
+    os.replace(tmp, dest)
+
+
 def _share_numba_caches(root: Path) -> None:
     """Give every worker's numba cache (``root/gw*``) the kernels another worker compiled.
 
@@ -66,8 +73,54 @@ def _share_numba_caches(root: Path) -> None:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 stem = index.name[: -len(".nbi")]
                 for data in index.parent.glob(glob.escape(stem) + ".*.nbc"):
-                    shutil.copy2(data, target.parent / data.name)
-                shutil.copy2(index, target)
+                    _copy_atomic(data, target.parent / data.name)
+                _copy_atomic(index, target)
+
+
+def seed_numba_cache(seed: Path, cache: Path) -> list[str]:
+    """Copy into ``cache`` each kernel of the numba cache ``seed`` that ``cache`` lacks.
+
+    ``make install`` compiles the AIQ kernels once into a seed (``pipeline.metrics.aiq.warmup``);
+    without it, each worker compiled them itself on a fresh checkout (~20 s of each worker's
+    time, on both cores at once). numba keys a cached kernel by a hash of its source file, its
+    bytecode and the CPU, not by the cache folder, so a worker loads a copied kernel as its
+    own; one whose source changed since is stale, and numba compiles it again. A kernel whose
+    index or data do not read back (a damaged file) is not copied: the worker compiles it.
+    Returns the names of the indexes copied.
+    """
+    import pickle
+
+    copied: list[str] = []
+    for index in sorted(seed.glob("*/*.nbi")):
+        target = cache / index.relative_to(seed)
+        if target.exists():
+            continue
+        try:  # as numba reads them: its version, then (source stamp, {key: data file})
+            with index.open("rb") as f:
+                pickle.load(f)
+                _stamp, overloads = pickle.loads(f.read())
+            data = [index.parent / name for name in overloads.values()]
+            for path in data:
+                pickle.loads(path.read_bytes())
+        except Exception:  # any damage: leave the kernel to numba to compile
+            continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        for path in data:
+            _copy_atomic(path, target.parent / path.name)
+        _copy_atomic(index, target)
+        copied.append(index.name)
+    return copied
+
+
+#: Where ``make install`` compiles the AIQ kernels (``pipeline.metrics.aiq.warmup``).
+NUMBA_SEED = Path(sys.prefix) / "numba-cache" / "seed"
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # After the thread caps above: reading the seed back imports numba, hence numpy.
+    try:
+        seed_numba_cache(NUMBA_SEED, Path(os.environ["NUMBA_CACHE_DIR"]))
+    except Exception:  # a cache not seeded costs compilations, nothing else
+        pass
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
