@@ -33,7 +33,9 @@ FOLDER = "checked-specs"
 TEMPLATES = "chart-templates"
 
 
+@functools.lru_cache(maxsize=1)
 def _altair() -> str:
+    """Altair's installed version (read once a process: reading package metadata takes 1 ms)."""
     try:
         return version("altair")
     except PackageNotFoundError:  # pragma: no cover - a dependency of gmeter
