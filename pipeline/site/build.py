@@ -410,18 +410,8 @@ def _build(
         total = pages.total
         n_pages = pages.count
         listed = pages.listed
-    for rel, text in api.items():
-        total += ledger.text(rel, text)
-    total += ledger.text("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
-    total += ledger.text("sitemap.xml", sitemap(listed, absolute or base_path))
-    write_assets(tmp, overrides)
-    ledger.adopt_tree("assets")
-    for name, data in kept_files.items():
-        ledger.write(name, data)
-    ledger.text(".nojekyll", "")
-    ledger.text(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
-    for work in pending:  # the compacted DuckDB copy, made while the pages were
-        work.wait()
+    # Pagefind reads the pages only: it indexes (in its own process) while the rest is written
+    # and the links are checked; it writes only under pagefind/, which no page links
     indexing = None
     if search:
         from pipeline.site.search import start_index
@@ -432,8 +422,19 @@ def _build(
             frozen = {vd.prefix.split("/")[0] for vd in site.versions if vd.prefix}
             indexing = start_index(tmp, skip=sorted(frozen))
     try:
-        # links are checked while Pagefind indexes (it writes only under pagefind/, which no
-        # page links); the manifest, written after the index, is linked from every page
+        for rel, text in api.items():
+            total += ledger.text(rel, text)
+        total += ledger.text("feed.xml", render.render("feed.xml", exports.feed(site), **extra))
+        total += ledger.text("sitemap.xml", sitemap(listed, absolute or base_path))
+        write_assets(tmp, overrides)
+        ledger.adopt_tree("assets")
+        for name, data in kept_files.items():
+            ledger.write(name, data)
+        ledger.text(".nojekyll", "")
+        ledger.text(MARKER, "This folder is a site built by gmeter; `gmeter build` replaces it.\n")
+        for work in pending:  # the compacted DuckDB copy, made while the pages were
+            work.wait()
+        # the manifest, written after the index, is linked from every page
         broken = linkcheck.check_site(tmp, base=base_path, known=ledger.known_links(),
                                       parsed_out=ledger.new.links,
                                       later=("data/manifest.json",))  # fmt: skip
