@@ -727,20 +727,25 @@ def test_the_views_file_reads_every_table_from_its_parquet_file(site: Path) -> N
             assert con.execute(f'select count(*) from "{name}"').fetchone() == n, name
 
 
+def _fake_pagefind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str) -> None:
+    """Make the build run ``script`` (POSIX shell) as its Pagefind binary."""
+    import pagefind.service
+
+    fake = tmp_path / "bin" / "pagefind"
+    fake.parent.mkdir()
+    fake.write_text("#!/bin/sh\n" + script)
+    fake.chmod(0o755)
+    monkeypatch.setattr(pagefind.service, "_must_get_executable", lambda: fake)
+
+
 def test_a_failed_search_index_fails_the_build_and_keeps_the_site(
     site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Pagefind runs while the links are checked; its failure still fails the build whole."""
-    import pagefind.service
-
     out = tmp_path / "public"
     shutil.copytree(site, out)
     before = _snapshot(out)
-    fake = tmp_path / "bin" / "pagefind"
-    fake.parent.mkdir()
-    fake.write_text("#!/bin/sh\necho 'index: out of cheese' >&2\nexit 3\n")
-    fake.chmod(0o755)
-    monkeypatch.setattr(pagefind.service, "_must_get_executable", lambda: fake)
+    _fake_pagefind(tmp_path, monkeypatch, "echo 'index: out of cheese' >&2\nexit 3\n")
     with pytest.raises(BuildError, match=r"pagefind exited with 3\): index: out of cheese"):
         build_site(site.parent / "store.duckdb", out, incremental=False)
     assert _snapshot(out) == before
@@ -750,19 +755,13 @@ def test_a_failed_search_index_fails_the_build_and_keeps_the_site(
 def test_an_error_while_pagefind_runs_stops_it(
     site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import pagefind.service
-
     import pipeline.site.linkcheck
 
     out = tmp_path / "public"
     shutil.copytree(site, out)
     before = _snapshot(out)
     pid_file = tmp_path / "pagefind.pid"
-    fake = tmp_path / "bin" / "pagefind"
-    fake.parent.mkdir()
-    fake.write_text(f"#!/bin/sh\necho $$ > {pid_file}\nexec sleep 60\n")
-    fake.chmod(0o755)
-    monkeypatch.setattr(pagefind.service, "_must_get_executable", lambda: fake)
+    _fake_pagefind(tmp_path, monkeypatch, f"echo $$ > {pid_file}\nexec sleep 60\n")
 
     def failing(root: Path, **kw: object) -> list[object]:
         import time
