@@ -214,6 +214,32 @@ def test_the_publish_workflow_keeps_the_chart_cache_of_the_default_store(monkeyp
     assert steps.index(cache) < build
 
 
+def test_a_new_repositorys_publish_workflow_keeps_the_chart_cache(tmp_path, monkeypatch):
+    """`gmeter init`'s publish job restores and saves the chart cache of its store (and only
+    that job: the pull-request workflow keeps no cache, the cache being trusted like code)."""
+    import yaml
+
+    from pipeline import __version__
+    from pipeline.repository.init import init_repository
+    from pipeline.site.assets import store_cache_dir
+
+    monkeypatch.delenv("GMETER_CACHE_DIR", raising=False)
+    root = tmp_path / "bench"
+    init_repository(root, title="A board", licence="CC-BY-4.0", url="https://example.org/b/")
+    want = store_cache_dir(root / ".gmeter" / "gmeter.duckdb").relative_to(root).as_posix()
+    workflows = root / ".github" / "workflows"
+    data = yaml.safe_load((workflows / "publish.yml").read_text())
+    steps = [s for job in data["jobs"].values() for s in job.get("steps", [])]
+    cache = next(s for s in steps if str(s.get("uses", "")).startswith("actions/cache"))
+    assert cache["with"]["path"] == want
+    assert cache["with"]["key"] == f"gmeter-cache-{__version__}-${{{{ github.run_id }}}}"
+    build = next(i for i, s in enumerate(steps) if "gmeter site" in str(s.get("run", "")))
+    assert steps.index(cache) < build
+    for other in workflows.glob("*.yml"):
+        if other.name != "publish.yml":
+            assert "actions/cache" not in other.read_text(), other.name
+
+
 def test_a_streamed_page_links_only_files_made_before_it(tmp_path):
     """Pages stream (one model at a time): each is sized when it comes, not at the end.
 
