@@ -141,7 +141,6 @@ def export_data(
     prints = store.fingerprints() if ledger is not None else {}
     whole = key_of("store", sorted(prints.items()))
     if ledger is None or not ledger.reuse("data/gmeter.duckdb", whole):
-
         from pipeline.site.assets import cache_dir
 
         src, folder = Path(store.path), cache_dir()  # the build's cache, read in its thread
