@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
 import sys
@@ -60,21 +59,14 @@ def _share_numba_caches(root: Path) -> None:
 
     Run after a parallel session, when no worker writes: a file lands on either worker from
     one run to the next, and its kernels were compiled again (seconds each) whenever it moved.
-    A kernel's data files are copied before its index, and a worker's own index is kept.
+    Each worker's cache is seeded from the others (:func:`seed_numba_cache`: a kernel's data
+    files before its index, a worker's own index kept, a damaged kernel left out).
     """
     workers = sorted(p for p in root.glob("gw*") if p.is_dir())
     for src in workers:
-        for index in src.glob("*/*.nbi"):
-            rel = index.relative_to(src)
-            for dest in workers:
-                target = dest / rel
-                if dest == src or target.exists():
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                stem = index.name[: -len(".nbi")]
-                for data in index.parent.glob(glob.escape(stem) + ".*.nbc"):
-                    _copy_atomic(data, target.parent / data.name)
-                _copy_atomic(index, target)
+        for dest in workers:
+            if dest != src:
+                seed_numba_cache(src, dest)
 
 
 def seed_numba_cache(seed: Path, cache: Path) -> list[str]:
